@@ -21,6 +21,7 @@ from edgewise.agent import (
 )
 from edgewise.agent.capabilities import AbstractCapability, Capability
 from edgewise.agent.messages import (
+    CompactionPart,
     HandleResponseEvent,
     ModelMessage,
     ModelMessagesTypeAdapter,
@@ -205,6 +206,19 @@ async def test_a_history_with_a_delta_shows_the_tool_at_the_first_step() -> None
     last = script.sent[0][-1]
     assert isinstance(last, ModelRequest)
     assert [p.content for p in last.parts] == [ANNOUNCED.format('`take_key`')]  # type: ignore[union-attr]
+
+
+async def test_a_compaction_hides_a_revealed_tool_again() -> None:
+    """As in pydantic-ai 2.x, a reveal counts from the latest compaction on: one before it is forgotten."""
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('go')]),
+        ModelResponse(parts=[TextPart('revealing')]),
+        ModelRequest(parts=[ToolAvailabilityDeltaPart(tools_added=['take_key'])]),
+        ModelResponse(parts=[TextPart('noted'), CompactionPart('Earlier: a drawer was opened.')]),
+    ]
+    script = Script([[TextPart('ok')]])
+    await revealing_agent(script, []).run('and now?', message_history=history)
+    assert script.tools == [['open_drawer', 'look', 'search_tools']]
 
 
 async def test_test_model_calls_the_revealed_tool() -> None:

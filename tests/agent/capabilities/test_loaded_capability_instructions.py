@@ -1,6 +1,7 @@
 """The instructions of a loaded deferred capability, stated in the history as the block `capability:<id>`
-(pydantic-ai 2.68): restated when they change, after a compaction, as a `before_model_request` hook leaves them; and a
-history of an earlier Edgewise, whose `load_capability` return carries them, replayed without stating them again."""
+(pydantic-ai 2.68): restated when they change, not past a compaction (which unloads the capability), as a
+`before_model_request` hook leaves them; and a history of an earlier Edgewise, whose `load_capability` return carries
+them, replayed without stating them again."""
 
 from __future__ import annotations
 
@@ -21,7 +22,6 @@ from edgewise.agent.messages import (
     LoadCapabilityReturnPart,
     ModelMessage,
     ModelMessagesTypeAdapter,
-    ModelRequest,
     ModelResponse,
     ModelResponsePart,
     SystemPromptPart,
@@ -127,21 +127,70 @@ async def test_a_change_of_the_instructions_is_stated_against_the_text_stated_be
     assert seen.statements[3] == []  # unchanged since: not stated again
 
 
-async def test_a_compaction_ends_the_statements_and_the_next_request_states_the_block_again() -> None:
-    seen = Seen()
+async def test_a_compaction_unloads_the_capability_until_the_model_loads_it_again() -> None:
+    """As in pydantic-ai 2.x, only what follows the latest compaction loads a capability: past one, its block is not
+    stated and its tools are hidden again; a new load states the block once more."""
+    tools_seen: list[list[str]] = []
+    loaded_seen: list[set[str]] = []
     refunds = Capability[None](id='refunds', description='Refunds.', instructions='Policy.', defer_loading=True)
-    agent = Agent(watching([load()], [TextPart('done')], seen=seen), capabilities=[refunds])
+
+    @refunds.tool_plain
+    def refund(order: str) -> str:
+        return f'{order} refunded'
+
+    responses: list[list[ModelResponsePart]] = [
+        [load()],
+        [TextPart('done')],
+        [TextPart('after the compaction')],
+        [load('load-2')],
+        [TextPart('ok')],
+    ]
+    script = iter(responses)
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        tools_seen.append([t.name for t in info.function_tools])
+        return ModelResponse(next(script))
+
+    hooks = Hooks[None]()
+
+    @hooks.on.before_model_request
+    async def note(ctx: RunContext[None], request_context: ModelRequestContext) -> ModelRequestContext:
+        loaded_seen.append(set(ctx.loaded_capability_ids))
+        return request_context
+
+    agent = Agent(FunctionModel(answer), capabilities=[hooks, refunds])
     first = await agent.run('refund?')
     compacted: list[ModelMessage] = [
         *first.all_messages(),
         ModelResponse([CompactionPart('Earlier: the refunds capability was loaded.')]),
     ]
     second = await agent.run('again', message_history=compacted)
-    changes = statements_of(second.all_messages())
-    assert [c.content for c in changes] == ['Policy.', 'Policy.']
-    last = second.all_messages()[-2]
-    assert isinstance(last, ModelRequest)
-    assert last.parts[-1] == InstructionDeltaPart(id=BLOCK, content='Policy.')
+    assert [c.content for c in statements_of(second.all_messages())] == ['Policy.']  # the first run's only
+    assert loaded_seen[2] == set()
+    assert 'refund' in tools_seen[1]
+    assert 'refund' not in tools_seen[2]  # hidden again past the compaction
+
+    third = await agent.run('load it again', message_history=second.all_messages())
+    assert [c.content for c in statements_of(third.all_messages())] == ['Policy.', 'Policy.']
+    assert loaded_seen[-1] == {'refunds'}
+    assert 'refund' in tools_seen[-1]
+
+
+async def test_a_history_loading_a_capability_the_agent_no_longer_has_loads_nothing() -> None:
+    loaded_seen: list[set[str]] = []
+    refunds = Capability[None](id='refunds', description='Refunds.', instructions='Policy.', defer_loading=True)
+    first = await Agent(watching([load()], [TextPart('done')], seen=Seen()), capabilities=[refunds]).run('refund?')
+    hooks = Hooks[None]()
+
+    @hooks.on.before_model_request
+    async def note(ctx: RunContext[None], request_context: ModelRequestContext) -> ModelRequestContext:
+        loaded_seen.append(set(ctx.loaded_capability_ids))
+        return request_context
+
+    other = Capability[None](id='billing', description='Billing.', instructions='Bill.', defer_loading=True)
+    agent = Agent(watching([TextPart('fine')], seen=Seen()), capabilities=[hooks, other])
+    await agent.run('again', message_history=first.all_messages())
+    assert loaded_seen == [set()]
 
 
 async def test_a_request_hook_changing_the_block_changes_what_is_stated() -> None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .compaction import CompactionPart
+from .history import post_compaction_window
 from .instructions import CapabilityInstructionSource, InstructionDeltaPart, InstructionId
 from .model_messages import (
     CapabilityLoadDeltaPart,
@@ -45,10 +46,11 @@ DEFERRED_CAPABILITY_TOOL_METADATA_KEY = 'pydantic_ai_deferred_capability_tool'
 def parse_loaded_capabilities(messages: Sequence[ModelMessage]) -> set[str]:
     """The ids of the capabilities `messages` has loaded: those of each `load_capability` call answered by a
     `LoadCapabilityReturnPart` (a call whose arguments name no id, or left unanswered, loads nothing), and those a
-    `CapabilityLoadDeltaPart` names (loaded without a call)."""
+    `CapabilityLoadDeltaPart` names (loaded without a call). Only what follows the latest compaction counts
+    (`post_compaction_window`, as in pydantic-ai 2.x): a compaction unloads the capabilities loaded before it."""
     asked: dict[str, str] = {}
     loaded: set[str] = set()
-    for message in messages:
+    for message in post_compaction_window(messages):
         for part in message.parts:
             if isinstance(part, LoadCapabilityCallPart):
                 if (capability_id := part.capability_id) is not None:
@@ -63,10 +65,11 @@ def parse_loaded_capabilities(messages: Sequence[ModelMessage]) -> set[str]:
 def refresh_loaded_capabilities(
     capabilities: dict[str, Any], loaded: set[str], messages: Sequence[ModelMessage]
 ) -> None:
-    """Set `loaded` (in place: the run's contexts share it) to the deferred capabilities `messages` has loaded; a
-    run without deferred capabilities is left alone (it has no `load_capability` tool)."""
+    """Set `loaded` (in place: the run's contexts share it) to the deferred capabilities `messages` has loaded among
+    `capabilities` (a history may name capabilities the agent no longer has); a run without deferred capabilities is
+    left alone (it has no `load_capability` tool)."""
     if any(capability.defer_loading for capability in capabilities.values()):
-        found = parse_loaded_capabilities(messages)
+        found = parse_loaded_capabilities(messages) & capabilities.keys()
         if found != loaded:
             loaded.clear()
             loaded.update(found)

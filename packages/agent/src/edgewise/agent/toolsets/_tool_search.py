@@ -24,6 +24,7 @@ from typing import Any
 import pydantic
 from typing_extensions import TypedDict
 
+from .._messages.history import post_compaction_window
 from .._messages.model_messages import (
     TOOL_SEARCH_TOOL_KIND,
     ModelMessage,
@@ -135,9 +136,12 @@ def keywords_search_fn(ctx: RunContext[Any], queries: Sequence[str], tools: Sequ
 
 def discovered_tool_names(messages: Iterable[ModelMessage]) -> set[str]:
     """The names of the deferred tools `messages` revealed: those tool searches found (local and provider-run) and
-    those named by `ToolAvailabilityDeltaPart`s (a tool's `ToolReturn(tools=...)`, a loaded capability)."""
+    those named by `ToolAvailabilityDeltaPart`s (a tool's `ToolReturn(tools=...)`, a loaded capability).
+
+    Only what follows the latest compaction counts (`post_compaction_window`, as in pydantic-ai 2.x): a tool revealed
+    before it is hidden again, until a search or a load reveals it once more."""
     found: set[str] = set()
-    for message in messages:
+    for message in post_compaction_window(messages if isinstance(messages, Sequence) else list(messages)):
         if isinstance(message, ModelRequest):
             for part in message.parts:
                 if isinstance(part, ToolAvailabilityDeltaPart):
