@@ -189,8 +189,34 @@ async def test_a_history_loading_a_capability_the_agent_no_longer_has_loads_noth
 
     other = Capability[None](id='billing', description='Billing.', instructions='Bill.', defer_loading=True)
     agent = Agent(watching([TextPart('fine')], seen=Seen()), capabilities=[hooks, other])
-    await agent.run('again', message_history=first.all_messages())
+    second = await agent.run('again', message_history=first.all_messages())
     assert loaded_seen == [set()]
+    # its block, stated by the first run, is withdrawn (pydantic-ai 2.68), once
+    assert statements_of(second.new_messages()) == [InstructionDeltaPart(id=BLOCK, content=None)]
+    third = await agent.run('and again', message_history=second.all_messages())
+    assert statements_of(third.new_messages()) == []
+
+
+@pytest.mark.parametrize('with_hooks', [False, True])
+async def test_a_stated_block_is_withdrawn_without_the_capability_and_kept_when_it_is_eager_again(
+    with_hooks: bool,
+) -> None:
+    seen = Seen()
+    refunds = Capability[None](id='refunds', description='Refunds.', instructions='Policy.', defer_loading=True)
+    first = await Agent(watching([load()], [TextPart('done')], seen=Seen()), capabilities=[refunds]).run('refund?')
+    extra = [Hooks[None]()] if with_hooks else []
+
+    without = await Agent(watching([TextPart('fine')], seen=seen), capabilities=extra).run(
+        'again', message_history=first.all_messages()
+    )
+    assert statements_of(without.new_messages()) == [InstructionDeltaPart(id=BLOCK, content=None)]
+    assert seen.statements[0][-1].startswith('<pyai:context id="capability:refunds">')  # the withdrawal, as sent
+
+    eager = Capability[None](id='refunds', instructions='Policy.')  # its instructions are in the prefix now
+    kept = await Agent(watching([TextPart('fine')], seen=Seen()), capabilities=[*extra, eager]).run(
+        'again', message_history=first.all_messages()
+    )
+    assert statements_of(kept.new_messages()) == []
 
 
 async def test_a_request_hook_changing_the_block_changes_what_is_stated() -> None:

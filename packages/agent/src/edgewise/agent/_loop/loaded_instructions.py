@@ -12,6 +12,7 @@ the statements as system prompts (`models._instruction_history`).
 from __future__ import annotations as _annotations
 
 import dataclasses
+from collections.abc import Collection
 from typing import Any
 
 from .._messages.capability_loading import LoadedBlocks, loaded_block_capability_id, loaded_block_id
@@ -70,16 +71,19 @@ def blocks_after_hooks(
     return dataclasses.replace(params, instruction_parts=prefix or None, instruction_visibility=None), stated
 
 
-def state_loaded_blocks(messages: list[ModelMessage], blocks: dict[str, str], request: ModelRequest) -> bool:
+def state_loaded_blocks(
+    messages: list[ModelMessage], blocks: dict[str, str], request: ModelRequest, *, eager: Collection[str] = ()
+) -> bool:
     """Record on `request` (the request being sent) an `InstructionDeltaPart` for each loaded block whose text is not
-    the one the model last got, in load order; whether it recorded one. A block of a capability the run no longer has
-    (or no longer defers) is left as it is."""
+    the one the model last got, in load order; whether it recorded one. A block stated for a capability the run no
+    longer has loaded is withdrawn (as in pydantic-ai 2.68), unless the capability is among `eager`: the run has it,
+    no longer deferred, and its instructions are in the prefix now (the block is left as it is)."""
     loaded = LoadedBlocks.of(messages)
     changes: list[InstructionDeltaPart] = []
     for capability_id, previous in loaded.values.items():
-        if capability_id not in blocks:
+        if capability_id not in blocks and (capability_id in eager or previous is None):
             continue
-        text = blocks[capability_id] or None
+        text = blocks.get(capability_id) or None
         if text == previous:
             continue
         # The first statement after a load goes in full: a diff only against a text the history stated itself.

@@ -77,6 +77,14 @@ async def prepare_request(
     return await request_parameters(node, ctx, streaming, instruction_parts=instruction_parts)
 
 
+def _state_blocks(state: GraphAgentState, deps: GraphAgentDeps[Any, Any], blocks: dict[str, str]) -> None:
+    """State the loaded capabilities' `blocks` that changed on the request being sent, and withdraw those stated of
+    capabilities the run no longer has loaded (see `state_loaded_blocks`)."""
+    target = next(m for m in reversed(state.message_history) if isinstance(m, ModelRequest))
+    eager = [key for key, capability in deps.capabilities.items() if capability.defer_loading is not True]
+    deps.tool_deltas = state_loaded_blocks(state.message_history, blocks, target, eager=eager) or deps.tool_deltas
+
+
 def _backfill_capability_reveals(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> None:
     """Record the tools of the capabilities a history loaded without saying which tools that revealed (its
     `load_capability` returns came before they were followed by a `ToolAvailabilityDeltaPart`): one delta part, in
@@ -165,9 +173,10 @@ async def request_parameters(
                 params, blocks = blocks_after_hooks(params, blocks)
             if loaded:  # (a hook may have loaded a capability)
                 blocks = await loaded_blocks(deps, run_ctx, known=blocks)
-        if blocks:
-            target = next(m for m in reversed(state.message_history) if isinstance(m, ModelRequest))
-            deps.tool_deltas = state_loaded_blocks(state.message_history, blocks, target) or deps.tool_deltas
+        if blocks or (hooks and deps.tool_deltas):
+            _state_blocks(state, deps, blocks)
+    elif hooks and deps.tool_deltas:  # the history may state blocks of capabilities no longer loaded
+        _state_blocks(state, deps, {})
     node.__dict__['_settings'] = settings
     state.last_max_tokens = (settings or {}).get('max_tokens')
     change = record_settings_change(state.message_history, deps.request_model or deps.model, settings, deps.tool_deltas)

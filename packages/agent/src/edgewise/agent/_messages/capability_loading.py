@@ -93,7 +93,7 @@ class LoadedBlocks:
     """The blocks of the deferred capabilities a history loaded, as the model last got them (pydantic-ai 2.68): a
     load opens the capability's block (`capability:<id>`), stated by the `InstructionDeltaPart`s of that id after it;
     a `load_capability` return written by an earlier Edgewise carries the instructions itself, which then count as
-    stated. A compaction ends what the blocks stated (a load before it is stated again after it)."""
+    stated. A compaction unloads the capabilities (as in pydantic-ai 2.x): the blocks start again after it."""
 
     values: dict[str, str | None] = field(default_factory=dict[str, str | None])
     """Each loaded capability's block text as the model last got it (`None`: not stated), in load order."""
@@ -116,7 +116,7 @@ class LoadedBlocks:
         """Take in `part`, the next part of the history; whether it states a loaded block (an `InstructionDeltaPart`
         of a loaded capability's block, which is no change of the instructions' prefix)."""
         if isinstance(part, CompactionPart):
-            self.values = dict.fromkeys(self.values)
+            self.values = {}
             self.by_change.clear()
         elif isinstance(part, LoadCapabilityCallPart):
             if (capability_id := part.capability_id) is not None:
