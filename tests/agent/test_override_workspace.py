@@ -12,6 +12,7 @@ from edgewise.agent import Agent, RunContext, UserError
 from edgewise.agent.capabilities import LocalWorkspace
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.workspaces import LocalWorkspaceBackend, WorkspaceRef
+from edgewise.graph.persistence.store import persistence_from_url
 
 pytestmark = pytest.mark.anyio
 
@@ -129,3 +130,47 @@ def test_run_sync_in_the_block_works_in_the_workspace_given(places: tuple[Path, 
     with agent.override(workspace=LocalWorkspaceBackend(first)):
         result = agent.run_sync('hi')
     assert result.workspace.ref == ref(first)
+
+
+async def _stored(agent: Agent[None, str], url: str) -> None:
+    """A run of `agent` stored in `url` (as run `r`) with its model request next."""
+    async with persistence_from_url(url, 'r') as persistence, agent.iter('hi', persistence=persistence) as run:
+        await run.next()
+
+
+async def test_a_stored_run_resumed_in_the_block_works_in_the_workspace_given(
+    places: tuple[Path, Path], tmp_path: Path
+) -> None:
+    first, _ = places
+    seen: list[WorkspaceRef | None] = []
+    agent = Agent(TestModel())
+
+    @agent.tool
+    async def probe(ctx: RunContext[None]) -> str:
+        seen.append(ctx.workspace.ref)
+        return 'ok'
+
+    url = f'sqlite:///{tmp_path / "runs.db"}'
+    await _stored(agent, url)
+    with agent.override(workspace=LocalWorkspaceBackend(first)):
+        async with persistence_from_url(url, 'r') as persistence:
+            result = await agent.resume(persistence)
+    assert seen == [ref(first)]
+    assert result.workspace.ref == ref(first)
+
+
+async def test_a_stored_run_resumed_with_a_ref_no_capability_reaches_is_refused(
+    places: tuple[Path, Path], tmp_path: Path
+) -> None:
+    first, _ = places
+    url = f'sqlite:///{tmp_path / "runs.db"}'
+    without = Agent(TestModel())
+    await _stored(without, url)
+    with without.override(workspace=ref(first)), pytest.raises(UserError, match='no capability of the agent supplies'):
+        async with persistence_from_url(url, 'r') as persistence:
+            await without.resume(persistence)
+
+    with_capability = Agent(TestModel(), capabilities=[LocalWorkspace(first)])
+    with with_capability.override(workspace=ref(first)):
+        async with persistence_from_url(url, 'r') as persistence:
+            assert (await with_capability.resume(persistence)).workspace.ref == ref(first)

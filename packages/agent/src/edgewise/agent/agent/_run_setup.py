@@ -578,7 +578,12 @@ async def stored_graph_run(
         # Held by this process now: the history read here is the one the run goes on from.
         check_claimed_answers(persistence, graph_run.next_node, graph_deps.deferred_tool_results)
         await restore_history(graph_run, persistence, graph_deps)
-        select_workspace(graph_deps, graph_run.state)  # chosen again: a live workspace is never stored
+        # Chosen again (a live workspace is never stored): `agent.override(workspace=...)`'s, else as the history says.
+        workspace = agent._overrides.get().get('workspace')
+        if not select_workspace(graph_deps, graph_run.state, workspace) and workspace is not None:
+            root = graph_deps.root_capability
+            has_capability = root is not None and root.overrides('get_workspace')
+            refuse_unresolved_workspace(workspace, has_capability=has_capability)
         async with await agent._tools.for_run(graph_deps, graph_run.state, None, graph_deps.default_tool_retries):
             yield graph_run
 
