@@ -199,4 +199,7 @@ async def test_files_that_are_not_images_are_refused(local_server: LocalServer) 
     odd = (BinaryContent(PNG, media_type='image/png', vendor_metadata={'media_resolution': {'level': 3}}),)
     with pytest.raises(UserError, match="`media_resolution` level must be a string such as 'MEDIA_RESOLUTION_LOW'"):
         await _model(local_server).decide(DecisionRequest(state='x', questions=question, images=odd), {})
+    unknown = (BinaryContent(PNG, media_type='image/png', vendor_metadata={'media_resolution': {'level': 'tiny'}}),)
+    with pytest.raises(UserError, match=r"level 'tiny' is not one Gemini knows: give one of MEDIA_RESOLUTION_HIGH, "):
+        await _model(local_server).decide(DecisionRequest(state='x', questions=question, images=unknown), {})
     assert local_server.received == []

@@ -92,8 +92,12 @@ def _resolution(image: BinaryContent) -> str | None:
         raise UserError(
             f"An image's `media_resolution` level must be a string such as 'MEDIA_RESOLUTION_LOW'; got {level!r}."
         )
-    if level.upper() in _RESOLUTION_LEVELS:
-        level = level.upper()
+    if level.upper() not in _RESOLUTION_LEVELS:  # as the SDK's `PartMediaResolution` refuses it
+        raise UserError(
+            f"An image's `media_resolution` level {level!r} is not one Gemini knows: give one of "
+            f'{", ".join(sorted(_RESOLUTION_LEVELS))}.'
+        )
+    level = level.upper()
     if level == 'MEDIA_RESOLUTION_UNSPECIFIED':
         return None
     return level.removeprefix('MEDIA_RESOLUTION_').lower()
