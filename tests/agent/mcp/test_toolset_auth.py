@@ -105,10 +105,8 @@ def test_what_auth_and_per_run_functions_cannot_be_given_with() -> None:
 
     with pytest.raises(UserError, match='only for a server given by its URL'):
         MCPToolset('server.py', auth=per_run)
-    with pytest.raises(UserError, match='`http_client` cannot be shared by runs'):
+    with pytest.raises(UserError, match='`http_client` and `headers` exclude each other, a `headers` function too'):
         MCPToolset('http://127.0.0.1:1/mcp', headers=lambda ctx: {}, http_client=httpx.AsyncClient())
-    with pytest.raises(UserError, match='`http_client` and `auth` exclude each other'):
-        MCPToolset('http://127.0.0.1:1/mcp', auth='t', http_client=httpx.AsyncClient())
     with pytest.raises(UserError, match=r"`auth='oauth'` \(FastMCP's browser sign-in\) is not supported"):
         MCPToolset('http://127.0.0.1:1/mcp', auth='oauth')
     with pytest.raises(UserError, match='`headers`, `http_client` and `auth` apply to an MCP server given by its URL'):
@@ -133,3 +131,36 @@ async def test_a_per_run_function_giving_the_wrong_thing_is_refused_before_conne
     with pytest.raises(UserError, match=message) as raised:
         await toolset.for_run(ctx)
     assert 'SECRET' not in str(raised.value)
+
+
+async def test_a_borrowed_client_sends_the_auth_and_stays_open(streamable_http_url: str, sse_url: str) -> None:
+    """`http_client` with `auth` (pydantic-ai 2.68): each request through the caller's client authenticates with the
+    auth, the client's own headers go too, and the toolset never closes the client: it connects through it again."""
+    async with httpx.AsyncClient(headers={'X-User': 'pooled'}, timeout=30) as client:
+        toolset = MCPToolset(streamable_http_url, http_client=client, auth='t0ken', init_timeout=30)
+        for _ in range(2):  # connected twice through the same client
+            async with toolset:
+                assert await toolset.direct_call_tool('caller', {}) == {
+                    'authorization': 'Bearer t0ken',
+                    'user': 'pooled',
+                }
+        async with SSETransport(sse_url, http_client=client, auth=_Signed('sse'), timeout=30) as server:
+            assert await server.direct_call_tool('caller', {}) == {'authorization': 'Signed sse', 'user': 'pooled'}
+        async with SSETransport(sse_url, http_client=client, timeout=30) as server:  # the client left open by SSE too
+            assert await server.direct_call_tool('caller', {}) == {'authorization': None, 'user': 'pooled'}
+        assert not client.is_closed
+        plain = await client.get(streamable_http_url.rsplit('/', 1)[0] + '/nowhere')
+        assert plain.request.headers.get('authorization') is None  # the client itself was not given the auth
+
+
+async def test_each_run_authenticates_through_a_shared_client(streamable_http_url: str) -> None:
+    async with httpx.AsyncClient(timeout=30) as client:
+        toolset = MCPToolset(
+            streamable_http_url, http_client=client, auth=lambda ctx: f'run-{ctx.deps}', init_timeout=30
+        )
+        agent = Agent(TestModel(call_tools=['caller']), deps_type=str, toolsets=[toolset])
+        ann = await agent.run('who?', deps='ann')
+        bob = await agent.run('who?', deps='bob')
+        assert not client.is_closed
+    assert _caller_seen(ann) == [{'authorization': 'Bearer run-ann', 'user': None}]
+    assert _caller_seen(bob) == [{'authorization': 'Bearer run-bob', 'user': None}]

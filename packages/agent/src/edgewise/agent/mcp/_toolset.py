@@ -125,7 +125,10 @@ class MCPToolset(MCPServer):
             read_timeout: Seconds to wait for the answer to one request.
             headers: HTTP headers for a server given by its URL, or a function of the run context giving them
                 (`MCPHeadersFunc`); exclusive with `http_client`.
-            http_client: The HTTP client for a server given by its URL; exclusive with `headers` and `auth`.
+            http_client: The HTTP client for a server given by its URL, borrowed (the toolset never closes it, and
+                may connect through it again); exclusive with `headers`. With `auth` (a function of the run context
+                too), each request through it authenticates with that auth; every run's connection uses it, and so
+                shares its cookies.
             auth: How a server given by its URL is authenticated to: an `httpx.Auth`, a bearer token, or a function
                 of the run context giving either (`MCPAuthFunc`).
 
@@ -157,7 +160,13 @@ class MCPToolset(MCPServer):
                 f'its URL, not {client!r}.'
             )
         self.transport = _transport(
-            client, static_headers, http_client, static_auth, init_timeout, read_timeout, per_run=per_run
+            client,
+            static_headers,
+            http_client,
+            static_auth,
+            init_timeout,
+            read_timeout,
+            headers_per_run=self._headers_func is not None,
         )
         super().__init__(
             tool_prefix,
@@ -214,8 +223,16 @@ class MCPToolset(MCPServer):
         for_run = copy.copy(self)
         for_run._fresh_connection_state()
         for_run._auth_func = for_run._headers_func = None
+        # A client given to the toolset serves every run's connection (as in pydantic-ai 2.68: they share its cookies;
+        # with runs acting for different users, leave it out).
         for_run.transport = _transport(
-            transport.url, headers, None, auth, transport.timeout, transport.read_timeout, per_run=False
+            transport.url,
+            headers,
+            transport.http_client,
+            auth,
+            transport.timeout,
+            transport.read_timeout,
+            headers_per_run=False,
         )
         return for_run
 
@@ -264,7 +281,7 @@ def _transport(
     init_timeout: float,
     read_timeout: float,
     *,
-    per_run: bool,
+    headers_per_run: bool,
 ) -> MCPTransport:
     timeouts: dict[str, Any] = {'timeout': init_timeout, 'read_timeout': read_timeout}
     if isinstance(client, AnyUrl):
@@ -272,10 +289,10 @@ def _transport(
     if isinstance(client, MCPServerStdio | MCPServerStreamableHTTP | MCPServerSSE):
         transport = client
     elif isinstance(client, str) and client.startswith(('http://', 'https://')):
-        if per_run and http_client is not None:
+        if headers_per_run and http_client is not None:
             raise UserError(
-                '`http_client` cannot be shared by runs that each connect with `auth` or `headers` of their own: '
-                'leave it out (each run then opens its own client).'
+                '`http_client` and `headers` exclude each other, a `headers` function too: set the headers on the '
+                'client, or leave it out (each run then opens its own client with the headers the function gives).'
             )
         kind = SSETransport if urlsplit(client).path.rstrip('/').endswith('/sse') else StreamableHttpTransport
         return kind(client, headers=headers, http_client=http_client, auth=auth, **timeouts)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations as _annotations
 
+import functools
 import inspect
 import warnings
 from collections.abc import AsyncIterator, Generator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import httpx
 from mcp.client.sse import sse_client
@@ -135,7 +136,8 @@ class _MCPServerHTTP(MCPServer):
     headers: dict[str, str] | None
     """HTTP headers sent with every request (authentication, say); exclusive with `http_client`."""
     http_client: httpx.AsyncClient | None
-    """The HTTP client to use (custom TLS, proxies); exclusive with `headers` and `auth`."""
+    """The HTTP client to use (custom TLS, proxies, pooling); exclusive with `headers`. It is borrowed: the transport
+    never closes it (its owner does), and can connect through it again."""
     auth: httpx.Auth | None
     """How every request authenticates (a bearer token given as a string is an `httpx.Auth` sending it)."""
 
@@ -152,18 +154,16 @@ class _MCPServerHTTP(MCPServer):
 
         Args:
             url: The server's endpoint.
-            headers: HTTP headers sent with every request; exclusive with `http_client`.
-            http_client: The HTTP client to use; exclusive with `headers` and `auth`.
-            auth: An `httpx.Auth`, or a bearer token (sent as `Authorization: Bearer <token>`); exclusive with
-                `http_client`.
+            headers: HTTP headers sent with every request; exclusive with `http_client` (set them on the client).
+            http_client: The HTTP client to use, borrowed (never closed here); exclusive with `headers`.
+            auth: An `httpx.Auth`, or a bearer token (sent as `Authorization: Bearer <token>`); with `http_client`,
+                each request through the client authenticates with it.
             **options: The server's options (`MCPServerOptions`: `tool_prefix`, `timeout`, `read_timeout`,
                 `max_retries`, `process_tool_call`, `id`, ...), each as the attribute of `MCPServer` says.
         """
         _warn_if_1x_class(self)
         if headers is not None and http_client is not None:
             raise UserError('`http_client` and `headers` exclude each other: set the headers on the client.')
-        if auth is not None and http_client is not None:
-            raise UserError('`http_client` and `auth` exclude each other: set the auth on the client.')
         if auth == 'oauth':
             raise UserError(
                 "`auth='oauth'` (FastMCP's browser sign-in) is not supported: give an `httpx.Auth` that runs your "
@@ -183,12 +183,43 @@ class _MCPServerHTTP(MCPServer):
     def _endpoint(self) -> tuple[Any, ...]:
         return (self.url,)
 
+    def _borrowed(self) -> BorrowedClient | None:
+        """`http_client`, lent to the MCP SDK's transport: not closed by it, and authenticating with `auth`."""
+        return None if self.http_client is None else BorrowedClient(self.http_client, self.auth)
+
     def __repr__(self) -> str:
         shown = [f'url={self.url!r}']
         if self.id:
             shown.append(f'id={self.id!r}')
         # `headers` are left out: they often hold credentials.
         return f'{type(self).__name__}({", ".join(shown)})'
+
+
+class BorrowedClient:
+    """A caller's `httpx.AsyncClient` lent to a transport: entering, leaving or closing it leaves the client open (its
+    owner closes it), and with an `auth`, each request made through it authenticates with that auth (the client's
+    own headers, timeouts, TLS and pool stay as they are)."""
+
+    _SENDING = frozenset({'request', 'stream', 'send', 'get', 'post', 'put', 'patch', 'delete', 'head', 'options'})
+
+    def __init__(self, client: httpx.AsyncClient, auth: httpx.Auth | None) -> None:
+        self._client = client
+        self._auth = auth
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        """Nothing: the client's owner closes it."""
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._client, name)
+        if self._auth is not None and name in self._SENDING:
+            return functools.partial(found, auth=self._auth)
+        return found
 
 
 class BearerToken(httpx.Auth):
@@ -212,11 +243,11 @@ class MCPServerStreamableHTTP(_MCPServerHTTP):
     async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
         """The MCP SDK's streamable HTTP transport to the server."""
         async with AsyncExitStack() as stack:
-            client = self.http_client or await stack.enter_async_context(
-                httpx.AsyncClient(
-                    timeout=httpx.Timeout(self.timeout, read=self.read_timeout), headers=self.headers, auth=self.auth
-                )
-            )
+            client: Any = self._borrowed()
+            if client is None:
+                timeout = httpx.Timeout(self.timeout, read=self.read_timeout)
+                client = httpx.AsyncClient(timeout=timeout, headers=self.headers, auth=self.auth)
+                await stack.enter_async_context(client)
             read_stream, write_stream, _ = await stack.enter_async_context(
                 streamable_http_client(self.url, http_client=client)
             )
@@ -228,11 +259,14 @@ class MCPServerStreamableHTTP(_MCPServerHTTP):
         concurrently); `client_streams` stays for code that uses the SDK's streams."""
         async with AsyncExitStack() as stack:
             client = self.http_client
+            auth = None  # (a client made here has the auth itself)
             if client is None:
                 timeout = httpx.Timeout(self.timeout, read=self.read_timeout)
                 client = httpx.AsyncClient(timeout=timeout, headers=self.headers, auth=self.auth)
                 await stack.enter_async_context(client)
-            yield await stack.enter_async_context(open_streamable_http_channel(client, self.url))
+            else:
+                auth = self.auth
+            yield await stack.enter_async_context(open_streamable_http_channel(client, self.url, auth=auth))
 
 
 class MCPServerSSE(_MCPServerHTTP):
@@ -241,13 +275,13 @@ class MCPServerSSE(_MCPServerHTTP):
     @asynccontextmanager
     async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
         """The MCP SDK's SSE transport to the server."""
-        http_client = self.http_client
+        borrowed = self._borrowed()
 
         def client_factory(
             headers: dict[str, str] | None = None, timeout: httpx.Timeout | None = None, auth: httpx.Auth | None = None
         ) -> httpx.AsyncClient:
-            if http_client is not None:
-                return http_client
+            if borrowed is not None:
+                return borrowed  # type: ignore[return-value]  # it stands for the client the SDK asks for
             return httpx.AsyncClient(headers=headers, timeout=timeout, auth=auth, follow_redirects=True)
 
         async with sse_client(
