@@ -150,6 +150,32 @@ async def test_the_ag_ui_stream_sends_the_app_record_as_an_activity_from_ag_ui_0
     ]
 
 
+async def test_the_ag_ui_dump_writes_the_app_activity_after_the_tool_return_and_loads_it_back() -> None:
+    import warnings
+
+    from edgewise.agent.ui.ag_ui import AGUIAdapter
+
+    result = await Agent(TestModel(call_tools=['dashboard']), toolsets=[MCPToolset(fastmcp_stdio(), id='stats')]).run(
+        'x'
+    )
+    call_id = _returns(result)['dashboard'].tool_call_id
+    dumped = AGUIAdapter.dump_messages(result.all_messages())
+    roles = [m.role for m in dumped]
+    at = next(i for i, m in enumerate(dumped) if m.role == 'tool' and m.tool_call_id == call_id)
+    activity = dumped[at + 1]
+    assert (activity.role, activity.activity_type) == ('activity', 'mcp-apps')
+    assert activity.content['resourceUri'] == DASHBOARD
+    assert activity.content['serverId'] == activity.content['serverHash'] == 'stats'
+    assert roles.count('activity') == 1
+    older = AGUIAdapter.dump_messages(result.all_messages(), ag_ui_version='0.1.18')
+    assert [m.role for m in older] == [r for r in roles if r != 'activity']
+
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # the app's activity is skipped without a warning
+        loaded = AGUIAdapter.load_messages(dumped)
+    assert [type(m).__name__ for m in loaded] == [type(m).__name__ for m in AGUIAdapter.load_messages(older)]
+
+
 def _usage() -> Any:
     from edgewise.agent.usage import RunUsage
 

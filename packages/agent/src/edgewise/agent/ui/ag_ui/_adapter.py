@@ -121,5 +121,7 @@ class AGUIAdapter(UIAdapter[Any, Any, Any, AgentDepsT, OutputDataT]):
         cls, messages: Sequence[ModelMessage], *, ag_ui_version: str = DEFAULT_AG_UI_VERSION
     ) -> list[Any]:
         """AG-UI messages from Edgewise messages; for a client of an AG-UI version before 0.1.13, which has no
-        reasoning messages, without the thinking parts."""
-        return dump_ag_ui_messages(messages, reasoning=parse_ag_ui_version(ag_ui_version) >= (0, 1, 13))
+        reasoning messages, without the thinking parts; before 0.1.19, which has no activities, without an MCP App's
+        `mcp-apps` activity after its tool return (as the event stream sends it)."""
+        version = parse_ag_ui_version(ag_ui_version)
+        return dump_ag_ui_messages(messages, reasoning=version >= (0, 1, 13), activities=version >= (0, 1, 19))

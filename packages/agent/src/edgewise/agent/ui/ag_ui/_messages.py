@@ -17,6 +17,7 @@ from typing import Any, Literal, cast
 
 import pydantic_core
 
+from ..._tools.mcp_apps import MCP_APPS_UI_TYPE, mcp_app_payload, mcp_app_record
 from ...messages import (
     AudioUrl,
     BinaryContent,
@@ -82,7 +83,8 @@ def _content_item(item: Any) -> UserContent:
 
 
 def load_ag_ui_messages(messages: Sequence[Any]) -> list[ModelMessage]:
-    """Edgewise messages from AG-UI messages (activity messages are skipped with a warning)."""
+    """Edgewise messages from AG-UI messages (activity messages are skipped: an MCP App's silently, others with a
+    warning)."""
     builder = MessagesBuilder()
     names: dict[str, str] = {}
     for message in messages:
@@ -138,6 +140,8 @@ def load_ag_ui_messages(messages: Sequence[Any]) -> list[ModelMessage]:
                     provider_name=kept.get('provider_name'),
                 )
             )
+        elif isinstance(message, core.ActivityMessage) and message.activity_type == MCP_APPS_UI_TYPE:
+            continue  # an MCP App's page, for the frontend (`dump_ag_ui_messages` writes it): nothing for the agent
         else:
             warnings.warn(
                 f'AG-UI {type(message).__name__} {getattr(message, "id", "")!r} was skipped: it holds nothing the '
@@ -185,8 +189,11 @@ def _user_item(item: UserContent) -> Any | None:
     return None  # a cache point: a hint to the provider, nothing to show
 
 
-def dump_ag_ui_messages(messages: Sequence[ModelMessage], *, reasoning: bool = True) -> list[Any]:
-    """AG-UI messages from Edgewise messages (thinking parts as reasoning messages when `reasoning`)."""
+def dump_ag_ui_messages(
+    messages: Sequence[ModelMessage], *, reasoning: bool = True, activities: bool = True
+) -> list[Any]:
+    """AG-UI messages from Edgewise messages (thinking parts as reasoning messages when `reasoning`; a tool return
+    of an MCP App followed by its `mcp-apps` activity when `activities`, as pydantic-ai 2.68 writes it)."""
     dumped: list[Any] = []
     for message in messages:
         if isinstance(message, ModelRequest):
@@ -208,6 +215,13 @@ def dump_ag_ui_messages(messages: Sequence[ModelMessage], *, reasoning: bool = T
                             id=_new_id(), tool_call_id=part.tool_call_id, content=tool_return_text(part), error=error
                         )
                     )
+                    if (
+                        activities and (app := mcp_app_record(part.metadata)) is not None
+                    ):  # the page, as the stream sent it
+                        content = mcp_app_payload(app)
+                        dumped.append(
+                            core.ActivityMessage(id=_new_id(), activity_type=MCP_APPS_UI_TYPE, content=content)
+                        )
                 elif isinstance(part, RetryPromptPart) and part.tool_name:
                     dumped.append(
                         core.ToolMessage(
