@@ -105,9 +105,8 @@ async def test_test_model_does_not_call_a_withheld_tool() -> None:
     with pytest.raises(UserError) as raised:
         await Agent(model, capabilities=[audits()]).run('Audit a-1')
     assert str(raised.value) == (
-        "TestModel was configured to call tool 'audit_log', which the request withholds (visibility 'withheld'): a "
-        'tool with `defer_loading=True` can be called once a tool search, `load_capability` or '
-        '`ToolReturn(tools=...)` has revealed it.'
+        "Tool 'audit_log' has visibility 'withheld'; it must be revealed or configured without deferred loading "
+        'before `TestModel` can call it.'
     )
 
 

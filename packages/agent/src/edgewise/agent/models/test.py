@@ -173,10 +173,9 @@ class TestModel(InMemoryBatchModel):
         if unknown := [name for name in self.call_tools if name not in known]:
             name = unknown[0]
             if any(t.name == name for t in params.function_tools):  # a hidden tool: the model is not sent it
-                raise UserError(
-                    f'TestModel was configured to call tool {name!r}, which the request withholds (visibility '
-                    f'{params.visibility_of(name)!r}): a tool with `defer_loading=True` can be called once a tool '
-                    'search, `load_capability` or `ToolReturn(tools=...)` has revealed it.'
+                raise UserError(  # (pydantic-ai 2.x's wording)
+                    f'Tool {name!r} has visibility {params.visibility_of(name)!r}; it must be revealed or configured '
+                    'without deferred loading before `TestModel` can call it.'
                 )
             raise UserError(
                 f'TestModel was configured to call unknown tool {name!r}: the request offers '
