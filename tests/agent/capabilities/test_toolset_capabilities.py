@@ -234,3 +234,56 @@ async def test_output_tools_get_no_metadata() -> None:
 
     agent = Agent(FunctionModel(call_output), output_type=int, capabilities=[SetToolMetadata(x=1)])
     assert (await agent.run('hi')).output == 1
+
+
+def _one_tool(name: str) -> FunctionToolset[object]:
+    toolset: FunctionToolset[object] = FunctionToolset()
+
+    def tool() -> str:
+        return name
+
+    toolset.add_function(tool, name=name)
+    return toolset
+
+
+async def test_every_capabilitys_tools_carry_its_id_through_wrappers_and_combinations() -> None:
+    """As in pydantic-ai 2.x: `ToolDefinition.capability_id` names the capability a tool comes from, by its id in the
+    run (a derived one for a capability without an `id`); a wrapper leaves its members' ids on their tools."""
+    from edgewise.agent.capabilities import WrapperCapability
+
+    seen: dict[str, str | None] = {}
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.update({tool.name: tool.capability_id for tool in info.function_tools})
+        return ModelResponse([TextPart('listed')])
+
+    inner = CombinedCapability([Toolset(_one_tool('tool_a'), id='a'), Toolset(_one_tool('tool_b'), id='b')])
+    agent = Agent(FunctionModel(respond), capabilities=[WrapperCapability(wrapped=inner), Toolset(_one_tool('tool_c'))])
+
+    @agent.tool_plain
+    def own() -> str:
+        return 'the agent'
+
+    await agent.run('list')
+    assert seen == {'own': None, 'tool_a': 'a', 'tool_b': 'b', 'tool_c': 'toolset'}
+
+
+async def test_a_deferred_tool_of_a_capability_in_effect_is_still_found_by_the_tool_search() -> None:
+    toolset: FunctionToolset[object] = FunctionToolset()
+
+    @toolset.tool_plain(defer_loading=True)
+    def hidden_weather(city: str) -> str:
+        """Report the weather of a city."""
+        return f'sunny in {city}'
+
+    offered: list[list[str]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered.append([tool.name for tool in info.function_tools])
+        if len(offered) == 1:
+            return ModelResponse([ToolCallPart('search_tools', {'queries': ['weather']}, 'search-1')])
+        return ModelResponse([TextPart('found')])
+
+    await Agent(FunctionModel(respond), capabilities=[Toolset(toolset, id='weather')]).run('weather?')
+    assert 'hidden_weather' not in offered[0]
+    assert 'hidden_weather' in offered[1]

@@ -12,6 +12,7 @@ from ..models import KnownModelName, Model, ModelResolutionContext
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset, CombinedToolset
+from ..toolsets._capability_owned import CapabilityOwnedToolset, CapabilityToolset
 from ..toolsets._dynamic import as_toolset
 from ..workspaces import WorkspaceBackend, WorkspaceRef
 from ._hook_table import HOOKS, HookSpec, folded
@@ -142,8 +143,9 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
         return None
 
     def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
-        """Every capability's toolset, as one; `None` if none has one."""
-        toolsets = [as_toolset(t) for c in self.capabilities if (t := c.get_toolset()) is not None]
+        """Every capability's toolset, as one, each capability's tools tagged with its id (`CapabilityToolset`, a
+        deferred capability's tagged by its own gate); `None` if none has one."""
+        toolsets = [_owned(c, as_toolset(t)) for c in self.capabilities if (t := c.get_toolset()) is not None]
         if not toolsets:
             return None
         return toolsets[0] if len(toolsets) == 1 else CombinedToolset(toolsets)
@@ -251,6 +253,14 @@ def _combined_hook(spec: HookSpec) -> Callable[..., Any]:
 
 for _spec in HOOKS:
     setattr(CombinedCapability, _spec.name, _combined_hook(_spec))
+
+
+def _owned(capability: AbstractCapability[Any], toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
+    """`toolset` of `capability`, its tools tagged with the capability's id; a combined capability's, and a deferred
+    capability's (`CapabilityOwnedToolset`), are tagged already."""
+    if isinstance(capability, CombinedCapability) or isinstance(toolset, CapabilityOwnedToolset):
+        return toolset
+    return CapabilityToolset(toolset, capability=capability)
 
 
 def combined_or_none(capabilities: Sequence[Any]) -> CombinedCapability[Any] | None:

@@ -4,7 +4,7 @@ until the capability is loaded (as pydantic-ai 1.107's module of this name)."""
 from __future__ import annotations as _annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._messages.capability_loading import DEFERRED_CAPABILITY_TOOL_METADATA_KEY
@@ -13,7 +13,12 @@ from ..models._model import AgentDepsT, RunContext
 from .abstract import AbstractToolset, ToolsetInstructions, ToolsetTool
 from .wrapper import WrapperToolset
 
-__all__ = ('CapabilityOwnedToolset', 'resolve_capability_id', 'tool_defs_from_pre_definition_load_returns')
+__all__ = (
+    'CapabilityOwnedToolset',
+    'CapabilityToolset',
+    'resolve_capability_id',
+    'tool_defs_from_pre_definition_load_returns',
+)
 
 
 @dataclass
@@ -46,6 +51,39 @@ class CapabilityOwnedToolset(WrapperToolset[AgentDepsT]):
             changed = replace(tool_def, defer_loading=True, metadata=metadata, capability_id=owner)
             found[name] = replace(tool, tool_def=changed)
         return found
+
+
+@dataclass
+class CapabilityToolset(WrapperToolset[AgentDepsT]):
+    """The toolset of a capability in effect from the start (not deferred): its tools tagged with the capability's
+    id in the run (`ToolDefinition.capability_id`, as pydantic-ai 2.x tags the tools of every capability), a tool
+    tagged already (by a capability inside this one) keeping its tag. Nothing else changes."""
+
+    capability: Any
+    """The capability owning the tools (typed loosely: capabilities sit above toolsets)."""
+    _last: tuple[Any, str | None, dict[str, ToolsetTool[AgentDepsT]]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    """The last listing tagged: the wrapped listing, the owner's id and the tagged listing (a listing that does not
+    change gives the same tagged one, which a run's step takes as unchanged)."""
+
+    async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
+        """The wrapped tools, those without an owner tagged with this capability's id."""
+        tools = await self.wrapped.get_tools(ctx)
+        owner = resolve_capability_id(ctx, self.capability)
+        last = self._last
+        if last is not None and last[0] is tools and last[1] == owner:
+            return last[2]
+        if owner is None or all(tool.tool_def.capability_id is not None for tool in tools.values()):
+            return tools
+        tagged = {
+            name: tool
+            if tool.tool_def.capability_id is not None
+            else replace(tool, tool_def=replace(tool.tool_def, capability_id=owner))
+            for name, tool in tools.items()
+        }
+        self._last = (tools, owner, tagged)
+        return tagged
 
 
 def resolve_capability_id(ctx: RunContext[Any], capability: Any) -> str | None:

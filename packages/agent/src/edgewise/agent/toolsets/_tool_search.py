@@ -222,7 +222,8 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
         searchable = False
         for name, tool in tools.items():
             if tool.tool_def.defer_loading:
-                if (owner := tool.tool_def.capability_id) is not None and owner in ctx.capabilities:
+                owner = tool.tool_def.capability_id
+                if owner is not None and getattr(ctx.capabilities.get(owner), 'defer_loading', False) is True:
                     # a deferred capability's tool: shown once the capability is loaded, never searched
                     shown = replace(tool.tool_def, defer_loading=owner not in ctx.active_capability_ids)
                     listed[name] = replace(tool, tool_def=shown)
