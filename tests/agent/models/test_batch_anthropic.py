@@ -250,11 +250,11 @@ async def test_model_request_batch_splits_a_group_by_count_and_bytes(
     assert sorted(len(batch['requests']) for batch in fake.batches.values()) == [1, 2]
 
 
-async def test_runs_whose_requests_need_different_beta_flags_share_a_queue_not_a_batch(
-    fake: FakeAnthropic, model: AnthropicModel
-) -> None:
+async def test_requests_needing_different_beta_flags_queue_apart(fake: FakeAnthropic, model: AnthropicModel) -> None:
+    """As in pydantic-ai 2.68, a queue holds the requests of one `group`: the two plain runs fill theirs and go as a
+    batch of two; the fetching run's request (another beta flag) waits in its own until flushed."""
     outcomes: dict[str, str] = {}
-    shared = batching(3)
+    shared = batching(2)
     plain = Agent(model, capabilities=[shared])
     fetcher = Agent(model, capabilities=[shared, NativeTool(WebFetchTool())])
 
@@ -262,8 +262,31 @@ async def test_runs_whose_requests_need_different_beta_flags_share_a_queue_not_a
         outcomes[prompt] = (await agent.run(prompt)).output
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(run, plain, 'prompt-a')
         tg.start_soon(run, fetcher, 'prompt-b')
-        tg.start_soon(run, plain, 'prompt-c')
+        async with anyio.create_task_group() as plain_runs:
+            plain_runs.start_soon(run, plain, 'prompt-a')
+            plain_runs.start_soon(run, plain, 'prompt-c')
+        assert 'prompt-b' not in outcomes  # its queue is not full
+        await shared.flush()
     assert outcomes == {p: f'answer to {p}' for p in ('prompt-a', 'prompt-b', 'prompt-c')}
-    assert sorted(len(batch['requests']) for batch in fake.batches.values()) == [1, 2]
+    assert [len(batch['requests']) for batch in fake.batches.values()] == [2, 1]
+
+
+async def test_requests_to_two_models_of_one_account_share_a_batch(fake: FakeAnthropic, model: AnthropicModel) -> None:
+    """Two model instances (and model names) whose requests encode to one `group` share the queue and the batch; each
+    response is read by the model its request was made to."""
+    provider = AnthropicProvider(base_url=fake.url, api_key=SECRET)
+    async with AnthropicModel('claude-haiku-4-5', provider=provider) as other:
+        assert model_group(other) == model_group(model)
+        shared = batching(2)
+        outcomes: dict[str, Any] = {}
+
+        async def run(chosen: AnthropicModel, prompt: str) -> None:
+            outcomes[prompt] = await Agent(chosen, capabilities=[shared]).run(prompt)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run, model, 'prompt-a')
+            tg.start_soon(run, other, 'prompt-b')
+    (batch,) = fake.batches.values()
+    assert sorted(r['params']['model'] for r in batch['requests']) == ['claude-haiku-4-5', 'claude-sonnet-4-5']
+    assert {p: r.output for p, r in outcomes.items()} == {p: f'answer to {p}' for p in ('prompt-a', 'prompt-b')}

@@ -55,17 +55,28 @@ class _Waiting:
     resubmissions: int = 0
     encoded: EncodedBatchRequest | None = None
     """The request in its provider's batch format, from its encoding until its batch is created."""
+    model: Model | None = None
+    """The model the request was made to (it encodes and decodes the request), when it is not the one submitting the
+    batch: requests to several models of one provider share a batch when their encodings share its `group`."""
 
     def settle(self, *, response: ModelResponse | None = None, error: BaseException | None = None) -> None:
         self.response, self.error = response, error
         self.done.set()
 
 
+_QueueKey = tuple[str, str]
+"""The provider and the encoded `group` of a queue's requests (a group is only comparable within a provider)."""
+
+
 @dataclass(eq=False)
 class _Queue:
-    """The requests of one model waiting to be submitted together."""
+    """The requests of one provider and `group` waiting to be submitted together, whichever models they were made to
+    (as pydantic-ai 2.68 queues them): the group holds what a batch's requests must share (the endpoint and account,
+    and per provider the model or the beta flags)."""
 
+    key: _QueueKey
     model: Model
+    """The model that submits the queue (that of its first request: any model whose requests share the group can)."""
     oldest: float
     """When the first request of the queue came (`anyio.current_time()`)."""
     waiting: list[_Waiting] = field(default_factory=list)
@@ -79,8 +90,10 @@ class _Queue:
 class BatchModelRequests(AbstractCapability[Any]):
     """Sends the agent's model requests through their provider's batch API: cheaper (typically half the price),
     slower (a result can take up to a day). The run goes on as usual: each request waits in a queue with the other
-    requests made to the same model through this instance, is submitted in a batch, and the batch is checked until
-    its result comes. One instance given to several agents or runs batches their requests together.
+    requests made through this instance that can share its batch (the same provider, and the same `group` of their
+    encoding: the same endpoint and account, and per provider the same model or beta flags, whichever model instances
+    they were made to), is submitted in a batch, and the batch is checked until its result comes. One instance given
+    to several agents or runs batches their requests together.
 
     A batch is submitted when it holds `max_requests` requests, when its oldest request has waited `max_wait`, or
     when `flush()` is called. A request the provider left unrun (expired, or missing from the results), or that failed
@@ -104,7 +117,7 @@ class BatchModelRequests(AbstractCapability[Any]):
     max_poll_interval: timedelta = DEFAULT_MAX_POLL_INTERVAL
     """The longest wait between checks of a batch."""
 
-    _queues: dict[int, _Queue] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _queues: dict[_QueueKey, _Queue] = field(default_factory=dict, init=False, repr=False, compare=False)
     _gone_is_expired: bool = field(default=True, init=False, repr=False, compare=False)
     """Whether a batch the provider no longer has (404) is a `SuspendedResponseExpired` (the runs' batches) or stays
     the provider's error (`model_request_batch`'s, as in pydantic-ai 2.68)."""
@@ -159,11 +172,14 @@ class BatchModelRequests(AbstractCapability[Any]):
                 custom_id=uuid.uuid4().hex, messages=list(request_context.messages),
                 model_settings=request_context.model_settings,
                 model_request_parameters=request_context.model_request_parameters,
-            )
+            ),
+            model=model,
         )  # fmt: skip
-        queue = self._queues.get(id(model))
+        entry.encoded = await model.batch_encode(entry.request)  # (a request that cannot be encoded fails alone)
+        key = (model.system, entry.encoded.group)
+        queue = self._queues.get(key)
         if queue is None:
-            queue = self._queues[id(model)] = _Queue(model, anyio.current_time())
+            queue = self._queues[key] = _Queue(key, model, anyio.current_time())
         queue.waiting.append(entry)
         if len(queue.waiting) >= min(self.max_requests, limit):
             queue.wake.set()
@@ -185,7 +201,7 @@ class BatchModelRequests(AbstractCapability[Any]):
 
     async def _submit(self, queue: _Queue) -> None:
         queue.taken = True
-        del self._queues[id(queue.model)]
+        del self._queues[queue.key]
         model, entries = queue.model, queue.waiting
         try:
             # A request its model cannot encode fails alone; the others go on in batches of their group.
@@ -223,7 +239,7 @@ class BatchModelRequests(AbstractCapability[Any]):
         its result; the ones to submit again."""
         for entry in entries:  # a request submitted again is encoded again (an encoding may be good for one batch)
             if entry.encoded is None:
-                entry.encoded = await model.batch_encode(entry.request)
+                entry.encoded = await (entry.model or model).batch_encode(entry.request)
         batch = await model.batch_create([_encoded(entry) for entry in entries])
         for entry in entries:
             entry.encoded = None
@@ -255,9 +271,10 @@ class BatchModelRequests(AbstractCapability[Any]):
                 again.append(entry)
                 continue
             try:
-                response = model.batch_decode(result, entry.request) if result.status != 'expired' else None
+                own = entry.model or model
+                response = own.batch_decode(result, entry.request) if result.status != 'expired' else None
                 if response is None:
-                    raise unrun_error(model.model_name, result)
+                    raise unrun_error(own.model_name, result)
             except ModelHTTPError as error:
                 if retry and _transient(error):
                     entry.resubmissions += 1
@@ -385,12 +402,14 @@ async def _chunked(
     Anthropic request's beta flags...), in the order each group first comes, then into runs of at most `batch_size`
     requests and the model's `batch_max_bytes`.
 
-    A request that cannot be encoded is settled with its error (`settle_errors`) or raises it.
+    A request that cannot be encoded is settled with its error (`settle_errors`) or raises it; one encoded already
+    (queued by `BatchModelRequests`) keeps its encoding.
     """
     groups: dict[str, list[_Waiting]] = {}
     for entry in entries:
         try:
-            entry.encoded = await model.batch_encode(entry.request)
+            if entry.encoded is None:
+                entry.encoded = await (entry.model or model).batch_encode(entry.request)
         except Exception as error:
             if not settle_errors:
                 raise
