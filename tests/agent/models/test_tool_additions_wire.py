@@ -9,11 +9,22 @@ import json
 from typing import Any
 
 import pytest
+from dirty_equals import IsStr
 
 from edgewise.agent import Agent
-from edgewise.agent.messages import ModelMessage, ModelRequest, ToolAvailabilityDeltaPart, ToolReturn, UserPromptPart
+from edgewise.agent.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolAvailabilityDeltaPart,
+    ToolCallPart,
+    ToolReturn,
+    ToolSearchReturnPart,
+    UserPromptPart,
+)
 from edgewise.agent.models import Model, ModelRequestParameters
 from edgewise.agent.models.anthropic import AnthropicModel
+from edgewise.agent.models.fallback import FallbackModel
 from edgewise.agent.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from edgewise.agent.providers.anthropic import AnthropicProvider
 from edgewise.agent.providers.openai import OpenAIProvider
@@ -414,3 +425,78 @@ async def test_an_earlier_claude_model_keeps_the_announcement(local_server: Loca
     assert ANNOUNCED in json.dumps(second['body'])
     assert 'tool_addition' not in json.dumps(second['body'])
     assert BETA not in betas(second)
+
+
+# The agent's own tool search, and a fallback of models that take reveals differently.
+
+FOUND: list[ModelMessage] = [
+    ModelRequest(parts=[UserPromptPart('Take the key')]),
+    ModelResponse(parts=[ToolCallPart('search_tools', {'queries': ['key']}, 's1')]),
+    ModelRequest(parts=[ToolSearchReturnPart(content={'discovered_tools': [{'name': 'take_key'}]}, tool_call_id='s1')]),
+]
+SEARCHED = ToolDefinition(
+    name='take_key',
+    parameters_json_schema=EMPTY,
+    description='Take the key from the drawer.',
+    defer_loading=True,
+    with_native='tool_search',
+)
+
+
+def found_params() -> ModelRequestParameters:
+    return ModelRequestParameters(function_tools=[OPEN, SEARCHED], revealed_tool_names={'take_key'})
+
+
+async def test_a_tool_the_agents_search_found_goes_in_an_item_after_the_result(local_server: LocalServer) -> None:
+    local_server.script(Reply(body=response(TEXT)))
+    async with responses_model(local_server) as model:
+        await model.request(FOUND, None, found_params())
+    body = local_server.received[0]['body']
+    assert names(body['tools']) == ['open_drawer']
+    assert body['input'][-2:] == [
+        {'type': 'function_call_output', 'call_id': 's1', 'output': IsStr()},
+        {'type': 'additional_tools', 'role': 'developer', 'tools': [TAKE_KEY_PARAM]},
+    ]
+    validate_responses_body(body)
+
+
+async def test_a_tool_the_agents_search_found_is_referenced_by_its_result(local_server: LocalServer) -> None:
+    local_server.script(Reply(body=message({'type': 'text', 'text': 'done'})))
+    async with anthropic_model(local_server) as model:
+        await model.request(FOUND, None, found_params())
+    body = local_server.received[0]['body']
+    assert [(t['name'], t.get('defer_loading')) for t in body['tools']] == [('open_drawer', None), ('take_key', True)]
+    assert body['messages'][-1] == {
+        'role': 'user',
+        'content': [
+            {
+                'type': 'tool_result',
+                'tool_use_id': 's1',
+                'content': [{'type': 'tool_reference', 'tool_name': 'take_key'}],
+                'is_error': False,
+            }
+        ],
+    }
+    validate_anthropic_messages(body)
+
+
+async def test_a_fallback_model_sends_each_model_the_reveal_as_it_takes_it(local_server: LocalServer) -> None:
+    local_server.script(
+        Reply(body=response(function_call('open_drawer', 'c1'))),
+        Reply(status=500, body={'error': {'message': 'down', 'type': 'server_error'}}),
+        Reply(body={
+            'id': 'chat_1', 'object': 'chat.completion', 'created': 0, 'model': 'gpt-4o',
+            'choices': [{'index': 0, 'finish_reason': 'stop', 'message': {'role': 'assistant', 'content': 'done'}}],
+        }),
+    )  # fmt: skip
+    provider = OpenAIProvider(api_key='sk-test', base_url=local_server.url, max_retries=0)
+    model = FallbackModel(
+        OpenAIResponsesModel('gpt-4o', provider=provider), OpenAIChatModel('gpt-4o', provider=provider)
+    )
+    async with model:
+        result = await drawer_agent(model, ['take_key']).run('Open the drawer')
+    assert result.output == 'done'
+    _, responses_body, chat_body = (r['body'] for r in local_server.received)
+    assert responses_body['input'][-1] == {'type': 'additional_tools', 'role': 'developer', 'tools': [TAKE_KEY_PARAM]}
+    assert chat_body['messages'][-1] == {'role': 'system', 'content': ANNOUNCED}
+    assert 'take_key' in [t['function']['name'] for t in chat_body['tools']]

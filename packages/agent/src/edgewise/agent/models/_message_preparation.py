@@ -4,7 +4,7 @@ of its own module, run in order for the model's profile."""
 from __future__ import annotations as _annotations
 
 from .._messages.model_messages import ModelMessage
-from ..profiles import ModelProfile, ToolAdditionMode
+from ..profiles import ModelProfile
 from ._instruction_history import project_history_records
 from ._lookalike_notes import note_lookalikes
 from ._request_parameters import ModelRequestParameters
@@ -22,11 +22,12 @@ def prepare_history(
     messages: list[ModelMessage],
     profile: ModelProfile,
     parameters: ModelRequestParameters | None,
-    tool_addition_mode: ToolAdditionMode | None = None,
+    *,
+    keeps_tool_deltas: bool = False,
 ) -> list[ModelMessage]:
     """`messages` as a model with `profile` is sent them for a request with `parameters` (see
     `Model.prepare_messages`): spoken turns converted, lookalike tags noted, retry feedback and instruction records
-    rendered, revealed tools announced (unless the model takes them natively: `tool_addition_mode`), request-scoped
+    rendered, revealed tools announced (unless `keeps_tool_deltas`: the model takes them natively), request-scoped
     system prompts placed, and tool call ids fitted to the profile's `tool_call_id_length`. `messages` itself when
     nothing changes."""
     spoken = convert_speech_parts(messages, include_audio=profile.get('supports_audio_input', False))
@@ -34,7 +35,7 @@ def prepare_history(
     noted = note_lookalikes(spoken, profile)
     projected = project_history_records(render_retry_feedback(noted), inline_system=inline_system)
     projected = render_system_prompt_contexts(projected, inline_system=inline_system)
-    announced = announce_tool_availability(projected, parameters, native=tool_addition_mode is not None)
+    announced = announce_tool_availability(projected, parameters, native=keeps_tool_deltas)
     announced = scope_system_prompts(
         announced, cleared_by_api=profile.get('supports_request_scoped_system_prompts', False)
     )

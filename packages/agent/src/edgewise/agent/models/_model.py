@@ -617,7 +617,9 @@ class Model(ConfiguredModel):
                 serves are announced (a name that is none of them, or a request left with no part, is dropped).
                 Without them, every name is announced.
         """
-        return prepare_history(messages, self.profile, model_request_parameters, self.tool_addition_mode)
+        return prepare_history(
+            messages, self.profile, model_request_parameters, keeps_tool_deltas=self.tool_addition_mode is not None
+        )
 
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Adapt the request parameters to the model (e.g. its JSON schema dialect); unchanged by default."""
