@@ -13,7 +13,6 @@ from datetime import datetime, timezone
 from typing import Any, Literal, cast
 
 from .._messages.history import trim_before_compaction
-from .._tools.definition import ToolDefinition
 from ..exceptions import ModelAPIError
 from ..messages import (
     AudioUrl,
@@ -70,10 +69,11 @@ from ._openai_native_tools import (
     tool_search_item,
     tool_search_parts,
 )
+from ._openai_responses_tools import function_tools, tool_choice, tool_param
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._thinking import openai_settings
 from ._tool_additions import ToolAdditions, redeclared_for_choice, with_visible
-from ._tool_choice import forcing_supported, request_thinks, resolve_tool_choice
+from ._tool_choice import resolve_tool_choice
 
 __all__ = (
     'OpenAIResponsesModelSettings',
@@ -164,7 +164,7 @@ def _request_items(
         yield from _part_items(part, profile, model_name, breakpoints)
         # A reveal's `additional_tools` item goes where it stands (a search's, after the search's output).
         if additions is not None and (added := additions.revealed_by(part)):
-            yield {'type': 'additional_tools', 'role': 'developer', 'tools': [_tool_param(t, profile) for t in added]}
+            yield {'type': 'additional_tools', 'role': 'developer', 'tools': [tool_param(t, profile) for t in added]}
 
 
 def _part_items(part: Any, profile: OpenAIModelProfile, model_name: str, breakpoints: bool) -> Iterator[dict[str, Any]]:
@@ -440,13 +440,13 @@ def responses_request_body(
         ))  # fmt: skip
         searches = not any(isinstance(t, ToolSearchTool) for t in params.native_tools)
         additions = ToolAdditions.of(params, ('deferred', 'via_history'), searches=searches)
-    tools = _function_tools(params, openai_profile)
+    tools = function_tools(params, openai_profile)
     items = map_messages(messages, openai_profile, send_ids, provider_name, model_name, tools, accepts, ours, additions)
     in_history = {t.name for t in params.function_tools if params.visibility_of(t.name) == 'via_history'}
     if additions is not None and not server_state and (lost := in_history - additions.written):
         # revealed where this input no longer reaches (before a compaction, or announced): declared in full instead
         params = with_visible(params, lost)
-        tools, in_history = _function_tools(params, openai_profile), in_history - lost
+        tools, in_history = function_tools(params, openai_profile), in_history - lost
     instructions = _cache.relocate_instructions(
         items, request_instructions(messages, params), messages=messages, settings=settings, profile=profile
     )
@@ -478,12 +478,12 @@ def responses_request_body(
     body['input'] = items
     if instructions:
         body['instructions'] = instructions
-    sent = [*tools.values(), *_function_tools(params, openai_profile, output=True).values()]
+    sent = [*tools.values(), *function_tools(params, openai_profile, output=True).values()]
     sent += responses_native_tools(params)
     if sent:
         body['tools'] = sent
     if sent or in_history:  # (a tool declared by an item is among those a choice may name)
-        body['tool_choice'] = _tool_choice(settings, params, openai_profile, model_name)
+        body['tool_choice'] = tool_choice(settings, params, openai_profile, model_name)
         if 'parallel_tool_calls' in settings:
             body['parallel_tool_calls'] = settings['parallel_tool_calls']
     if stream:
@@ -530,28 +530,6 @@ def responses_request_body(
     if isinstance(extra := settings.get('extra_body'), dict):
         body.update(extra)
     return body
-
-
-def _function_tools(
-    params: ModelRequestParameters, profile: OpenAIModelProfile, *, output: bool = False
-) -> dict[str, dict[str, Any]]:
-    # Each function tool as the model resolved it (`tool_visibility`): a `'deferred'` one goes with its schema held
-    # back (`defer_loading`, next to the `tool_search` tool); output tools always go as they are.
-    return {
-        t.name: _tool_param(t, profile, deferred=not output and params.visibility_of(t.name) == 'deferred')
-        for t in (params.output_tools if output else params.declared_function_tools)
-    }
-
-
-def _tool_param(tool: ToolDefinition, profile: OpenAIModelProfile, *, deferred: bool = False) -> dict[str, Any]:
-    return {
-        'type': 'function',
-        'name': tool.name,
-        'parameters': tool.parameters_json_schema,
-        'strict': bool(tool.strict and profile.get('openai_supports_strict_tool_definition', True)),
-        **({'description': tool.description} if tool.description else {}),
-        **({'defer_loading': True} if deferred else {}),
-    }
 
 
 def responses_usage(usage: dict[str, Any] | None) -> RequestUsage:
@@ -768,22 +746,3 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
             raise self._stream_error(data)
         if event is not None:
             yield event
-
-
-def _tool_choice(settings: Mapping[str, Any], params: Any, profile: OpenAIModelProfile, model_name: str) -> Any:
-    """The `tool_choice` of a Responses request: a choice among some tools is an `allowed_tools` list, so the
-    tools sent stay the same from request to request (and the prompt cache holds)."""
-    resolved = resolve_tool_choice(settings, params)
-    if resolved == 'auto' or resolved == 'none':
-        return resolved
-    supported = forcing_supported(settings, profile, model_name, thinking=request_thinks(settings, profile))
-    if resolved == 'required':
-        return 'required' if supported else 'auto'
-    mode, names = resolved
-    if mode == 'required' and len(names) == 1 and supported:
-        return {'type': 'function', 'name': next(iter(names))}
-    return {
-        'type': 'allowed_tools',
-        'mode': mode if supported else 'auto',
-        'tools': [{'type': 'function', 'name': name} for name in sorted(names)],
-    }

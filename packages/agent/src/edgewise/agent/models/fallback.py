@@ -34,12 +34,12 @@ from ..settings import ModelSettings
 from . import KnownModelName, infer_model
 from ._attempts import AttemptLog, AttemptStart
 from ._continuation import cancel_suspended_job, mark_suspended_job_cancelled
+from ._message_preparation import prepare_history
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._request_timeout import timed_request, timed_stream
 from ._streamed_response import StreamedResponse
 from ._task_instrumentation import server_attributes
-from ._message_preparation import prepare_history
 from ._tool_announcements import announce_tool_availability
 from ._tool_call_ids import fit_tool_call_ids
 
