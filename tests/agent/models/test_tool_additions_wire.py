@@ -12,6 +12,7 @@ import pytest
 from dirty_equals import IsStr
 
 from edgewise.agent import Agent
+from edgewise.agent.capabilities import Capability
 from edgewise.agent.messages import (
     ModelMessage,
     ModelRequest,
@@ -500,3 +501,49 @@ async def test_a_fallback_model_sends_each_model_the_reveal_as_it_takes_it(local
     assert responses_body['input'][-1] == {'type': 'additional_tools', 'role': 'developer', 'tools': [TAKE_KEY_PARAM]}
     assert chat_body['messages'][-1] == {'role': 'system', 'content': ANNOUNCED}
     assert 'take_key' in [t['function']['name'] for t in chat_body['tools']]
+
+
+def audits() -> Capability[None]:
+    """A deferred capability whose tool, `audit_log`, is hidden until the model loads the capability."""
+    capability = Capability[None](id='audits', description='Audit tools.', defer_loading=True)
+
+    @capability.tool_plain
+    def audit_log(account: str) -> str:
+        """The audit log of an account."""
+        return f'{account}: clean'
+
+    return capability
+
+
+async def test_a_loaded_capabilitys_tool_is_declared_held_back_and_revealed_by_reference(
+    local_server: LocalServer,
+) -> None:
+    load = {'type': 'tool_use', 'id': 'l1', 'name': 'load_capability', 'input': {'id': 'audits'}}
+    local_server.script(
+        Reply(body=message(load, stop_reason='tool_use')), Reply(body=message({'type': 'text', 'text': 'done'}))
+    )
+    async with anthropic_model(local_server) as model:
+        await Agent(model, capabilities=[audits()]).run('Audit a-1')
+    first, second = (r['body'] for r in local_server.received)
+    # declared from the first request (as 2.68), so the tools section stays the same
+    assert [(t['name'], t.get('defer_loading')) for t in first['tools']] == [
+        ('load_capability', None),
+        ('audit_log', True),
+    ]
+    assert second['tools'] == first['tools']
+    assert {
+        'role': 'system',
+        'content': [{'type': 'tool_addition', 'tool': {'type': 'tool_reference', 'name': 'audit_log'}}],
+    } in second['messages']
+
+
+async def test_a_loaded_capabilitys_tool_goes_in_an_item_on_openai(local_server: LocalServer) -> None:
+    load = {**function_call('load_capability', 'l1'), 'arguments': '{"id": "audits"}'}
+    local_server.script(Reply(body=response(load)), Reply(body=response(TEXT)))
+    async with responses_model(local_server) as model:
+        await Agent(model, capabilities=[audits()]).run('Audit a-1')
+    first, second = (r['body'] for r in local_server.received)
+    assert names(first['tools']) == names(second['tools']) == ['load_capability']
+    items = [item for item in second['input'] if item.get('type') == 'additional_tools']
+    assert [[t['name'] for t in item['tools']] for item in items] == [['audit_log']]
+    validate_responses_body(second)
