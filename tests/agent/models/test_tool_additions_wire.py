@@ -547,3 +547,15 @@ async def test_a_loaded_capabilitys_tool_goes_in_an_item_on_openai(local_server:
     items = [item for item in second['input'] if item.get('type') == 'additional_tools']
     assert [[t['name'] for t in item['tools']] for item in items] == [['audit_log']]
     validate_responses_body(second)
+
+
+async def test_the_tools_cache_point_goes_on_the_last_tool_not_held_back(local_server: LocalServer) -> None:
+    local_server.script(Reply(body=message({'type': 'text', 'text': 'done'})))
+    settings = ModelSettings(anthropic_cache_tool_definitions=True)  # type: ignore[typeddict-unknown-key]
+    async with anthropic_model(local_server) as model:
+        await model.request(REVEALED, settings, revealed_params())
+    tools = local_server.received[0]['body']['tools']
+    assert [(t['name'], t.get('defer_loading'), 'cache_control' in t) for t in tools] == [
+        ('open_drawer', None, True),
+        ('take_key', True, False),
+    ]

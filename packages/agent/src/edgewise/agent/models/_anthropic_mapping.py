@@ -509,8 +509,11 @@ def anthropic_request_body(
     if (container := container_param(messages, settings, ours)) is not None:
         body['container'] = container
     if tools:
-        if cache := settings.get('anthropic_cache_tool_definitions'):
-            tools[-1]['cache_control'] = _cache_control(cache)
+        # On the last tool not held back: the API refuses `cache_control` on a `defer_loading` tool.
+        if (cache := settings.get('anthropic_cache_tool_definitions')) and (
+            shown := [tool for tool in tools if tool.get('defer_loading') is not True]
+        ):
+            shown[-1]['cache_control'] = _cache_control(cache)
         body['tools'] = tools
         if 'parallel_tool_calls' in settings and tool_choice['type'] != 'none':
             tool_choice['disable_parallel_tool_use'] = not settings['parallel_tool_calls']
