@@ -56,11 +56,13 @@ _ANTHROPIC_BETA_TOOLS = ('web_fetch_', 'memory_', 'code_execution_', 'tool_searc
 
 def validate_anthropic_body(body: dict[str, Any]) -> None:
     """Fail unless `body` is a valid Messages API request, as the `anthropic` SDK types it (its beta types, for a
-    body with what only they have: MCP servers, cache diagnostics, and the server tools that need a beta flag)."""
+    body with what only they have: MCP servers, cache diagnostics, `system` entries, and the server tools that need a
+    beta flag)."""
     beta = (
         'mcp_servers' in body
         or 'diagnostics' in body
         or any(str(tool.get('type', '')).startswith(_ANTHROPIC_BETA_TOOLS) for tool in body.get('tools') or ())
+        or any(message.get('role') == 'system' for message in body.get('messages') or ())
     )
     _validate_typed_dict('anthropic-beta' if beta else 'anthropic', body)
 

@@ -73,11 +73,12 @@ def test_a_model_follows_the_modes_its_class_renders() -> None:
     anthropic = AnthropicProvider(api_key='sk-test')
     openai = OpenAIProvider(api_key='sk-test')
     claude = AnthropicModel('claude-opus-4-8', provider=anthropic)
-    assert (claude.tool_deferral_mode, claude.tool_addition_mode) == ('standalone', None)
-    assert claude.profile['tool_addition_mode'] == 'by_reference'  # claimed, but not rendered by Edgewise
+    assert (claude.tool_deferral_mode, claude.tool_addition_mode) == ('standalone', 'by_reference')
+    assert AnthropicModel('claude-sonnet-4-5', provider=anthropic).tool_addition_mode is None  # not claimed
     gpt = OpenAIResponsesModel('gpt-5.4', provider=openai)
-    assert (gpt.tool_deferral_mode, gpt.tool_addition_mode) == ('with_tool_search', None)
-    assert OpenAIChatModel('gpt-5.4', provider=openai).tool_deferral_mode is None
+    assert (gpt.tool_deferral_mode, gpt.tool_addition_mode) == ('with_tool_search', 'with_definitions')
+    chat = OpenAIChatModel('gpt-5.4', provider=openai)
+    assert (chat.tool_deferral_mode, chat.tool_addition_mode) == (None, None)  # claimed, not rendered by this API
     claimed = AnthropicModel(
         'claude-sonnet-4-5', provider=anthropic, profile={'tool_deferral_mode': 'with_tool_search'}
     )
@@ -87,7 +88,8 @@ def test_a_model_follows_the_modes_its_class_renders() -> None:
     function = FunctionModel(lambda m, i: None, profile={'tool_deferral_mode': 'standalone'})  # type: ignore[arg-type, return-value]
     assert function.tool_deferral_mode == 'standalone'
     assert WrapperModel(gpt).tool_deferral_mode == 'with_tool_search'
-    assert WrapperModel(gpt).tool_addition_mode is None
+    assert WrapperModel(gpt).tool_addition_mode == 'with_definitions'
+    assert WrapperModel(chat).tool_addition_mode is None
 
 
 def test_the_deprecated_key_names_are_translated_with_a_warning() -> None:

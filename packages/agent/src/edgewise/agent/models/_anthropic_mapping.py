@@ -34,6 +34,7 @@ from ..messages import (
     SystemPromptPart,
     TextPart,
     ThinkingPart,
+    ToolAvailabilityDeltaPart,
     ToolCallPart,
     ToolReturnPart,
     UploadedFile,
@@ -70,6 +71,7 @@ from ._mapping import (
 from ._prompt_cache import snap_cache_setting, split_cache_setting
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._thinking import anthropic_settings
+from ._tool_additions import ToolAdditions, tool_addition_blocks
 from ._tool_choice import explicitly_forced, resolve_tool_choice
 
 __all__ = (
@@ -287,11 +289,14 @@ def map_messages(
     *,
     instructions: str | None,
     accepts: StatelessArtifactCheck | None = None,
+    additions: ToolAdditions | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
     """The system prompt (`instructions` first, then system prompt parts) and the `messages` of a request. On a
     profile with `supports_request_scoped_system_prompts`, a request's request-scoped system prompts go in a
     self-clearing `system` entry after its user turn instead (see `_anthropic_system_entries`). `accepts` says whose
-    signed thinking and compaction blocks are sent back (by default those of `provider_name`)."""
+    signed thinking and compaction blocks are sent back (by default those of `provider_name`). `additions`: the tools
+    revealed mid-run that `tool_addition` blocks name, in a `system` entry after the user turn of the request
+    revealing them (see `_tool_additions`)."""
     accepts = accepts or by_provider_name(provider_name)
     system: list[str] = []
     if instructions:
@@ -302,13 +307,20 @@ def map_messages(
         if isinstance(message, ModelRequest):
             blocks: list[dict[str, Any]] = []
             scoped: list[str] = []
+            added: list[dict[str, Any]] = []
             for part in message.parts:
                 if isinstance(part, SystemPromptPart):
                     (scoped if self_clearing and part.scope == 'request' else system).append(part.content)
+                elif additions is not None and isinstance(part, ToolAvailabilityDeltaPart):
+                    added.extend(tool_addition_blocks(additions.revealed_by(part)))
+                elif additions is not None and (result := additions.search_result(part)) is not None:
+                    blocks.append(result)
                 else:
                     blocks.extend(_user_blocks(part, model_name))
             if blocks:
                 mapped.append({'role': 'user', 'content': blocks})
+            if added:
+                mapped.append({'role': 'system', 'content': added})
             if scoped:
                 mapped.append(self_clearing_entry(scoped))
         else:
@@ -417,6 +429,7 @@ def anthropic_request_body(
     provider_name: str = 'anthropic',
     accepts: StatelessArtifactCheck | None = None,
     ours: Callable[[ModelResponse], bool] | None = None,
+    tool_additions: bool = False,
 ) -> dict[str, Any]:
     """The JSON body of a `POST /v1/messages` request.
 
@@ -433,6 +446,8 @@ def anthropic_request_body(
         ours: Whether a response of the history was made at this endpoint (`Model.accepts_server_state`), for the
             message `anthropic_cache_diagnostics` compares with and the code execution container reused; by default a
             response of `provider_name`.
+        tool_additions: Whether the tools revealed mid-run are named by `tool_addition` blocks (the model's
+            `tool_addition_mode` is `'by_reference'`), see `_tool_additions`.
     """
     accepts = accepts or by_provider_name(provider_name)
     settings: AnthropicModelSettings = anthropic_settings(model_settings or {}, params, profile, model_name)
@@ -448,8 +463,12 @@ def anthropic_request_body(
     # the messages, is kept.
     messages = trim_before_compaction(list(messages), provider_name, accepts=accepts)
     instructions = request_instructions(messages, params)
+    additions: ToolAdditions | None = None
+    if tool_additions:  # a block may name only a tool the request declares (held back), after `tool_choice`'s cut
+        tool_defs, tool_choice = _tool_choice(settings, params, anthropic_profile)
+        additions = ToolAdditions.of(params, ('deferred',), declared=tool_defs)
     system, mapped = map_messages(
-        messages, profile, provider_name, model_name, instructions=instructions, accepts=accepts
+        messages, profile, provider_name, model_name, instructions=instructions, accepts=accepts, additions=additions
     )
     if not any(isinstance(tool, AdvisorTool) for tool in params.native_tools):
         mapped = without_advisor_blocks(mapped)
@@ -480,7 +499,8 @@ def anthropic_request_body(
         resolved = resolve_tool_choice(settings, params)
         if resolved == 'required' or (isinstance(resolved, tuple) and resolved[0] == 'required'):
             raise UserError(_CITATIONS_WITH_FORCED_TOOL)
-    tool_defs, tool_choice = _tool_choice(settings, params, anthropic_profile)
+    if additions is None:
+        tool_defs, tool_choice = _tool_choice(settings, params, anthropic_profile)
     tools = [_tool(t, profile, deferred=params.visibility_of(t.name) == 'deferred') for t in tool_defs.values()]
     if params.native_tools:
         tools, mcp_servers, _ = anthropic_native_tools(params, tools, model_name, settings)
@@ -489,8 +509,11 @@ def anthropic_request_body(
     if (container := container_param(messages, settings, ours)) is not None:
         body['container'] = container
     if tools:
-        if cache := settings.get('anthropic_cache_tool_definitions'):
-            tools[-1]['cache_control'] = _cache_control(cache)
+        # On the last tool not held back: the API refuses `cache_control` on a `defer_loading` tool.
+        if (cache := settings.get('anthropic_cache_tool_definitions')) and (
+            shown := [tool for tool in tools if tool.get('defer_loading') is not True]
+        ):
+            shown[-1]['cache_control'] = _cache_control(cache)
         body['tools'] = tools
         if 'parallel_tool_calls' in settings and tool_choice['type'] != 'none':
             tool_choice['disable_parallel_tool_use'] = not settings['parallel_tool_calls']

@@ -19,18 +19,23 @@ __all__ = ('prepare_history',)
 
 
 def prepare_history(
-    messages: list[ModelMessage], profile: ModelProfile, parameters: ModelRequestParameters | None
+    messages: list[ModelMessage],
+    profile: ModelProfile,
+    parameters: ModelRequestParameters | None,
+    *,
+    keeps_tool_deltas: bool = False,
 ) -> list[ModelMessage]:
     """`messages` as a model with `profile` is sent them for a request with `parameters` (see
     `Model.prepare_messages`): spoken turns converted, lookalike tags noted, retry feedback and instruction records
-    rendered, revealed tools announced, request-scoped system prompts placed, and tool call ids fitted to the
-    profile's `tool_call_id_length`. `messages` itself when nothing changes."""
+    rendered, revealed tools announced (unless `keeps_tool_deltas`: the model takes them natively), request-scoped
+    system prompts placed, and tool call ids fitted to the profile's `tool_call_id_length`. `messages` itself when
+    nothing changes."""
     spoken = convert_speech_parts(messages, include_audio=profile.get('supports_audio_input', False))
     inline_system = profile.get('supports_inline_system_prompts', False)
     noted = note_lookalikes(spoken, profile)
     projected = project_history_records(render_retry_feedback(noted), inline_system=inline_system)
     projected = render_system_prompt_contexts(projected, inline_system=inline_system)
-    announced = announce_tool_availability(projected, parameters)
+    announced = announce_tool_availability(projected, parameters, native=keeps_tool_deltas)
     announced = scope_system_prompts(
         announced, cleared_by_api=profile.get('supports_request_scoped_system_prompts', False)
     )

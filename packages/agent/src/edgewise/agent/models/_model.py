@@ -594,9 +594,11 @@ class Model(ConfiguredModel):
         session's history) become prompt and text parts (a user's as its kept audio when the profile has
         `supports_audio_input`, else as its transcript), and each `ToolAvailabilityDeltaPart` becomes a system
         prompt naming the tools it made available (`TOOL_AVAILABILITY_ANNOUNCEMENT`), after the request's tool
-        results. Each `InstructionDeltaPart` of the current instruction window (from the last
-        `InstructionBaselinePart` or compaction) becomes a system prompt holding its `<pyai:context>` element (or
-        diff); baselines, earlier changes, `CapabilityLoadDeltaPart`s and `ModelSettingsDeltaPart`s are dropped (no
+        results, unless the model takes such tools natively (`tool_addition_mode`: the part then stays where it is,
+        after the tool results, for the request mapping to render). Each `InstructionDeltaPart` of the current
+        instruction window (from the last `InstructionBaselinePart` or compaction) becomes a system prompt holding
+        its `<pyai:context>` element (or diff);
+        baselines, earlier changes, `CapabilityLoadDeltaPart`s and `ModelSettingsDeltaPart`s are dropped (no
         model here takes a settings change mid-conversation: the request's settings carry the current value); each
         `RetryFeedbackPart` becomes the system or user prompt its cause calls for. A user prompt, tool result or
         retry feedback whose text copies one of the framework's tags (`<system>`, `<pyai:context>`,
@@ -615,7 +617,9 @@ class Model(ConfiguredModel):
                 serves are announced (a name that is none of them, or a request left with no part, is dropped).
                 Without them, every name is announced.
         """
-        return prepare_history(messages, self.profile, model_request_parameters)
+        return prepare_history(
+            messages, self.profile, model_request_parameters, keeps_tool_deltas=self.tool_addition_mode is not None
+        )
 
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Adapt the request parameters to the model (e.g. its JSON schema dialect); unchanged by default."""

@@ -69,9 +69,11 @@ from ._openai_native_tools import (
     tool_search_item,
     tool_search_parts,
 )
+from ._openai_responses_tools import function_tools, tool_choice, tool_param
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._thinking import openai_settings
-from ._tool_choice import forcing_supported, request_thinks, resolve_tool_choice
+from ._tool_additions import ToolAdditions, redeclared_for_choice, with_visible
+from ._tool_choice import resolve_tool_choice
 
 __all__ = (
     'OpenAIResponsesModelSettings',
@@ -80,6 +82,9 @@ __all__ = (
     'responses_usage',
     'OpenAIResponsesStreamedResponse',
 )
+
+_SERVER_STATE_SETTINGS = ('openai_previous_response_id', 'openai_conversation_id')
+"""The settings continuing input the API keeps (resolved by the model: `'auto'` left means nothing to continue)."""
 
 _FINISH_REASONS: dict[str, FinishReason] = {
     'max_output_tokens': 'length',
@@ -151,36 +156,45 @@ class OpenAIResponsesModelSettings(ModelSettings, total=False):
     change a history processor makes to them does not reach the model."""
 
 
-def _request_items(message: ModelRequest, profile: OpenAIModelProfile, model_name: str) -> Iterator[dict[str, Any]]:
+def _request_items(
+    message: ModelRequest, profile: OpenAIModelProfile, model_name: str, additions: ToolAdditions | None
+) -> Iterator[dict[str, Any]]:
     breakpoints = profile.get('openai_supports_prompt_cache_breakpoints', False)
     for part in message.parts:
-        if isinstance(part, SystemPromptPart):
-            yield {'role': profile.get('openai_system_prompt_role', None) or 'system', 'content': part.content}
-        elif isinstance(part, UserPromptPart):
-            if isinstance(part.content, str):
-                yield {'role': 'user', 'content': part.content}
-            else:
-                content = user_turn_items(
-                    part,
-                    text=lambda text: {'type': 'input_text', 'text': text},
-                    file=lambda item: _file_item(item, model_name, 'user prompts'),
-                    tool_return=_unreachable,
-                    tool_error=_unreachable,
-                    cache_point=_cache.cache_point('input_text') if breakpoints else None,
-                )
-                yield {'role': 'user', 'content': content}
-        elif isinstance(part, ToolReturnPart):
-            output: str | list[dict[str, Any]] = part.model_response_str()
-            if files := part.files:
-                # A function call's output may hold files next to its text.
-                text = [{'type': 'input_text', 'text': output}] if output else []
-                output = [*text, *(_file_item(f, model_name, 'tool returns') for f in files)]
-            yield {'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': output}
-        elif isinstance(part, RetryPromptPart):
-            if part.tool_name is None:
-                yield {'role': 'user', 'content': [{'type': 'input_text', 'text': part.model_response()}]}
-            else:
-                yield {'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': part.model_response()}
+        yield from _part_items(part, profile, model_name, breakpoints)
+        # A reveal's `additional_tools` item goes where it stands (a search's, after the search's output).
+        if additions is not None and (added := additions.revealed_by(part)):
+            yield {'type': 'additional_tools', 'role': 'developer', 'tools': [tool_param(t, profile) for t in added]}
+
+
+def _part_items(part: Any, profile: OpenAIModelProfile, model_name: str, breakpoints: bool) -> Iterator[dict[str, Any]]:
+    if isinstance(part, SystemPromptPart):
+        yield {'role': profile.get('openai_system_prompt_role', None) or 'system', 'content': part.content}
+    elif isinstance(part, UserPromptPart):
+        if isinstance(part.content, str):
+            yield {'role': 'user', 'content': part.content}
+        else:
+            content = user_turn_items(
+                part,
+                text=lambda text: {'type': 'input_text', 'text': text},
+                file=lambda item: _file_item(item, model_name, 'user prompts'),
+                tool_return=_unreachable,
+                tool_error=_unreachable,
+                cache_point=_cache.cache_point('input_text') if breakpoints else None,
+            )
+            yield {'role': 'user', 'content': content}
+    elif isinstance(part, ToolReturnPart):
+        output: str | list[dict[str, Any]] = part.model_response_str()
+        if files := part.files:
+            # A function call's output may hold files next to its text.
+            text = [{'type': 'input_text', 'text': output}] if output else []
+            output = [*text, *(_file_item(f, model_name, 'tool returns') for f in files)]
+        yield {'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': output}
+    elif isinstance(part, RetryPromptPart):
+        if part.tool_name is None:
+            yield {'role': 'user', 'content': [{'type': 'input_text', 'text': part.model_response()}]}
+        else:
+            yield {'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': part.model_response()}
 
 
 def _unreachable(part: Any) -> dict[str, Any]:  # pragma: no cover - user prompts hold no tool parts
@@ -327,16 +341,18 @@ def map_messages(
     tools: Mapping[str, dict[str, Any]] | None = None,
     accepts: StatelessArtifactCheck | None = None,
     ours: Callable[[ModelResponse], bool] | None = None,
+    additions: ToolAdditions | None = None,
 ) -> list[dict[str, Any]]:
     """The `input` items of a request (`model_name` is named by the error for a file the API cannot take; `tools`
     holds the request's function tools as sent, by name, for the outputs of tool searches; `accepts` says whose
     encrypted data is sent back, by default a part's of `provider_name`; `ours` says whether a response of
-    `provider_name` was made where the request goes, so that its item ids resolve: by default every one)."""
+    `provider_name` was made where the request goes, so that its item ids resolve: by default every one;
+    `additions`: the tools revealed mid-run that go in `additional_tools` items, see `_tool_additions`)."""
     accepts = accepts or by_provider_name(provider_name)
     items: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, ModelRequest):
-            items.extend(_request_items(message, profile, model_name))
+            items.extend(_request_items(message, profile, model_name, additions))
         else:
             carried: list[str] = []
             # Parts of this provider in another's response recorded no endpoint of their own: judged by name.
@@ -377,6 +393,7 @@ def responses_request_body(
     keeps_system: bool = True,
     accepts: StatelessArtifactCheck | None = None,
     ours: Callable[[ModelResponse], bool] | None = None,
+    tool_additions: bool = False,
 ) -> dict[str, Any]:
     """The JSON body of a `POST /responses` request.
 
@@ -395,6 +412,8 @@ def responses_request_body(
         ours: Whether a response of the history was made where this request goes (`Model.accepts_server_state`), so
             that its output item ids are sent back and prompt cache diagnostics can compare with it; by default a
             response of `provider_name`.
+        tool_additions: Whether the tools revealed mid-run go in `additional_tools` items (the model's
+            `tool_addition_mode` is `'with_definitions'`), see `_tool_additions`.
     """
     accepts = accepts or by_provider_name(provider_name)
     openai_profile = cast(OpenAIModelProfile, profile)
@@ -412,8 +431,22 @@ def responses_request_body(
     send_ids = settings.get(
         'openai_send_reasoning_ids', openai_profile.get('openai_supports_encrypted_reasoning_content', False)
     )
-    tools = _function_tools(params, openai_profile)
-    items = map_messages(messages, openai_profile, send_ids, provider_name, model_name, tools, accepts, ours)
+    server_state = any(settings.get(key) not in (None, 'auto') for key in _SERVER_STATE_SETTINGS)
+    additions: ToolAdditions | None = None
+    if tool_additions:
+        params = with_visible(params, redeclared_for_choice(
+            resolve_tool_choice(settings, params), params, server_state=server_state,
+            choice_takes_items=openai_profile.get('openai_responses_tool_choice_accepts_additional_tools', False),
+        ))  # fmt: skip
+        searches = not any(isinstance(t, ToolSearchTool) for t in params.native_tools)
+        additions = ToolAdditions.of(params, ('deferred', 'via_history'), searches=searches)
+    tools = function_tools(params, openai_profile)
+    items = map_messages(messages, openai_profile, send_ids, provider_name, model_name, tools, accepts, ours, additions)
+    in_history = {t.name for t in params.function_tools if params.visibility_of(t.name) == 'via_history'}
+    if additions is not None and not server_state and (lost := in_history - additions.written):
+        # revealed where this input no longer reaches (before a compaction, or announced): declared in full instead
+        params = with_visible(params, lost)
+        tools, in_history = function_tools(params, openai_profile), in_history - lost
     instructions = _cache.relocate_instructions(
         items, request_instructions(messages, params), messages=messages, settings=settings, profile=profile
     )
@@ -445,11 +478,12 @@ def responses_request_body(
     body['input'] = items
     if instructions:
         body['instructions'] = instructions
-    sent = [*tools.values(), *_function_tools(params, openai_profile, output=True).values()]
+    sent = [*tools.values(), *function_tools(params, openai_profile, output=True).values()]
     sent += responses_native_tools(params)
     if sent:
         body['tools'] = sent
-        body['tool_choice'] = _tool_choice(settings, params, openai_profile, model_name)
+    if sent or in_history:  # (a tool declared by an item is among those a choice may name)
+        body['tool_choice'] = tool_choice(settings, params, openai_profile, model_name)
         if 'parallel_tool_calls' in settings:
             body['parallel_tool_calls'] = settings['parallel_tool_calls']
     if stream:
@@ -496,24 +530,6 @@ def responses_request_body(
     if isinstance(extra := settings.get('extra_body'), dict):
         body.update(extra)
     return body
-
-
-def _function_tools(
-    params: ModelRequestParameters, profile: OpenAIModelProfile, *, output: bool = False
-) -> dict[str, dict[str, Any]]:
-    # Each function tool as the model resolved it (`tool_visibility`): a `'deferred'` one goes with its schema held
-    # back (`defer_loading`, next to the `tool_search` tool); output tools always go as they are.
-    return {
-        t.name: {
-            'type': 'function',
-            'name': t.name,
-            'parameters': t.parameters_json_schema,
-            'strict': bool(t.strict and profile.get('openai_supports_strict_tool_definition', True)),
-            **({'description': t.description} if t.description else {}),
-            **({'defer_loading': True} if not output and params.visibility_of(t.name) == 'deferred' else {}),
-        }
-        for t in (params.output_tools if output else params.declared_function_tools)
-    }
 
 
 def responses_usage(usage: dict[str, Any] | None) -> RequestUsage:
@@ -730,22 +746,3 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
             raise self._stream_error(data)
         if event is not None:
             yield event
-
-
-def _tool_choice(settings: Mapping[str, Any], params: Any, profile: OpenAIModelProfile, model_name: str) -> Any:
-    """The `tool_choice` of a Responses request: a choice among some tools is an `allowed_tools` list, so the
-    tools sent stay the same from request to request (and the prompt cache holds)."""
-    resolved = resolve_tool_choice(settings, params)
-    if resolved == 'auto' or resolved == 'none':
-        return resolved
-    supported = forcing_supported(settings, profile, model_name, thinking=request_thinks(settings, profile))
-    if resolved == 'required':
-        return 'required' if supported else 'auto'
-    mode, names = resolved
-    if mode == 'required' and len(names) == 1 and supported:
-        return {'type': 'function', 'name': next(iter(names))}
-    return {
-        'type': 'allowed_tools',
-        'mode': mode if supported else 'auto',
-        'tools': [{'type': 'function', 'name': name} for name in sorted(names)],
-    }

@@ -1,5 +1,6 @@
 """Tools revealed mid-run, as the model is told of them: each `ToolAvailabilityDeltaPart` of a history becomes a
-short system prompt naming the tools (a step of `Model.prepare_messages`)."""
+short system prompt naming the tools (a step of `Model.prepare_messages`), unless the model takes them natively
+(`tool_addition_mode`: the part then stays for its request mapping, see `_tool_additions`)."""
 
 from __future__ import annotations as _annotations
 
@@ -26,9 +27,11 @@ since the tools' definitions are in the request)."""
 
 
 def announce_tool_availability(
-    messages: list[ModelMessage], parameters: ModelRequestParameters | None
+    messages: list[ModelMessage], parameters: ModelRequestParameters | None, *, native: bool = False
 ) -> list[ModelMessage]:
-    """`messages` with each `ToolAvailabilityDeltaPart` as a system prompt (see `Model.prepare_messages`)."""
+    """`messages` with each `ToolAvailabilityDeltaPart` as a system prompt (see `Model.prepare_messages`); with
+    `native` (the model has a `tool_addition_mode`), each part is kept where it stands. Either way the tool results
+    of a request holding one go first."""
     served: set[str] | None = None
     if parameters is not None:
         tools = parameters.function_tools
@@ -46,7 +49,7 @@ def announce_tool_availability(
         changed = True
         parts: list[ModelRequestPart] = []
         for part in message.parts:
-            if not isinstance(part, ToolAvailabilityDeltaPart):
+            if not isinstance(part, ToolAvailabilityDeltaPart) or native:
                 parts.append(part)
             elif added := [name for name in part.tools_added if served is None or name in served]:
                 names = ', '.join(f'`{name}`' for name in added)

@@ -30,6 +30,7 @@ from ._http import HTTPCall
 from ._mapping import EventStreamedResponse
 from ._provider_model import ProviderModel
 from ._request_parameters import ModelRequestParameters
+from ._tool_additions import TOOL_ADDITION_BETA, has_tool_addition
 
 __all__ = ('AnthropicModel', 'AnthropicModelSettings', 'AnthropicModelName')
 
@@ -47,6 +48,9 @@ class AnthropicModel(ProviderModel):
     _endpoint_name = 'messages'
     supported_tool_deferral_modes = frozenset({'standalone'})
     """A deferred tool goes out with `defer_loading: true` (Anthropic takes it on its own)."""
+    supported_tool_addition_modes = frozenset({'by_reference'})
+    """A tool revealed mid-run stays declared with `defer_loading: true`, and a `tool_addition` block naming it goes
+    where it was revealed (the latest models: `AnthropicProvider`'s profile sets the mode)."""
     _provider_cache_settings = CACHE_SETTINGS
 
     _http_error = staticmethod(anthropic_http_error)
@@ -86,7 +90,7 @@ class AnthropicModel(ProviderModel):
         return anthropic_request_body(
             self._model_name, messages, settings, params, self.profile, stream=stream,
             provider_name=self._provider.name, accepts=self.accepts_stateless_artifacts,
-            ours=self.accepts_server_state,
+            ours=self.accepts_server_state, tool_additions=self.tool_addition_mode == 'by_reference',
         )  # fmt: skip
 
     def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:
@@ -119,6 +123,8 @@ class AnthropicModel(ProviderModel):
             call.headers = with_beta(call.headers, ANTHROPIC_COMPACTION_BETA)
         if has_self_clearing_entry(call.body['messages']):  # a request-scoped system prompt's entry is in beta
             call.headers = with_beta(call.headers, REQUEST_SCOPED_SYSTEM_BETA)
+        if has_tool_addition(call.body['messages']):  # so are the blocks revealing tools mid-conversation
+            call.headers = with_beta(call.headers, TOOL_ADDITION_BETA)
         return call
 
     def _parse(self, data: Any) -> ModelResponse:

@@ -34,11 +34,13 @@ from ..settings import ModelSettings
 from . import KnownModelName, infer_model
 from ._attempts import AttemptLog, AttemptStart
 from ._continuation import cancel_suspended_job, mark_suspended_job_cancelled
+from ._message_preparation import prepare_history
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._request_timeout import timed_request, timed_stream
 from ._streamed_response import StreamedResponse
 from ._task_instrumentation import server_attributes
+from ._tool_announcements import announce_tool_availability
 from ._tool_call_ids import fit_tool_call_ids
 
 __all__ = ('FallbackModel', 'FallbackOn', 'FallbackPredicates', 'ResponseRejected', 'raise_fallback_group')
@@ -147,9 +149,13 @@ def _not_a_condition(owner: str, what: str) -> str:
     )
 
 
-def _ids_fitted(model: Model, messages: list[ModelMessage]) -> list[ModelMessage]:
-    """`messages` with their tool call ids fitted to `model`'s `tool_call_id_length`, if its profile has one: a run
-    prepares its messages for the fallback's first model, and each model may take other ids."""
+def _fitted(model: Model, messages: list[ModelMessage], params: ModelRequestParameters) -> list[ModelMessage]:
+    """`messages` fitted to `model`: a run prepares its messages for the fallback's first model, keeping the tools
+    revealed mid-run as parts when any model takes them natively (`FallbackModel.prepare_messages`), so those are
+    announced here to a model that does not; and the tool call ids fitted to its `tool_call_id_length`, if its
+    profile has one (each model may take other ids)."""
+    if model.tool_addition_mode is None:
+        messages = announce_tool_availability(messages, params)
     length = model.profile.get('tool_call_id_length')
     return messages if length is None else fit_tool_call_ids(messages, length)
 
@@ -287,7 +293,7 @@ class FallbackModel(Model):
     ) -> ModelResponse:
         """`model`'s response, under its own `request_timeout`, to the messages and parameters fitted to it."""
         fitted = model.customize_request_parameters(params)
-        return await timed_request(model, _ids_fitted(model, messages), settings, fitted)
+        return await timed_request(model, _fitted(model, messages, params), settings, fitted)
 
     @asynccontextmanager
     async def request_stream(
@@ -363,7 +369,7 @@ class FallbackModel(Model):
     ) -> AbstractAsyncContextManager[StreamedResponse]:
         """`model`'s stream, under its own deadlines, of the messages and parameters fitted to it."""
         fitted = model.customize_request_parameters(params)
-        return timed_stream(model, _ids_fitted(model, messages), settings, fitted, run_context)
+        return timed_stream(model, _fitted(model, messages, params), settings, fitted, run_context)
 
     def _continuation_model(self, messages: list[ModelMessage]) -> Model | None:
         """The model that continues the suspended response `messages` end with: the one pinned on it, if it is one of
@@ -439,6 +445,15 @@ class FallbackModel(Model):
     def profile(self) -> ModelProfile:
         """The default model's profile."""
         return self.models[0].profile
+
+    def prepare_messages(
+        self, messages: list[ModelMessage], model_request_parameters: ModelRequestParameters | None = None
+    ) -> list[ModelMessage]:
+        """The history as the default model is sent it (see `Model.prepare_messages`), except that the tools revealed
+        mid-run stay as parts when any of the models takes them natively (`tool_addition_mode`): each model is then
+        sent them as it takes them, announced in a system prompt to a model that does not."""
+        native = any(model.tool_addition_mode is not None for model in self.models)
+        return prepare_history(messages, self.profile, model_request_parameters, keeps_tool_deltas=native)
 
     @property
     def context_window(self) -> int | None:

@@ -313,6 +313,9 @@ class OpenAIResponsesModel(_OpenAIModel):
     supported_tool_deferral_modes = frozenset({'with_tool_search'})
     """A deferred tool goes out with `defer_loading: true`, next to the `tool_search` tool (OpenAI takes it only
     then)."""
+    supported_tool_addition_modes = frozenset({'with_definitions'})
+    """A tool revealed mid-run goes in an `additional_tools` input item where it was revealed, out of `tools` (OpenAI's
+    own API: `OpenAIProvider`'s profile sets the mode; the OpenAI-compatible servers' profiles do not)."""
 
     _http_error = staticmethod(openai_http_error)
     """How an error status becomes an error: of the category its error object's code, type or message names."""
@@ -426,7 +429,7 @@ class OpenAIResponsesModel(_OpenAIModel):
         body = responses_request_body(
             self._model_name, messages, settings, params, self.profile, stream=stream,
             provider_name=self._provider.name, accepts=self.accepts_stateless_artifacts,
-            ours=self.accepts_server_state,
+            ours=self.accepts_server_state, tool_additions=self.tool_addition_mode == 'with_definitions',
         )  # fmt: skip
         if cast(OpenAIModelProfile, self.profile).get('openai_responses_requires_store_false', False):
             body['store'] = False
@@ -463,6 +466,7 @@ class OpenAIResponsesModel(_OpenAIModel):
         full = responses_request_body(
             self._model_name, messages, typed, params, self.profile, provider_name=self._provider.name,
             keeps_system=False, accepts=self.accepts_stateless_artifacts, ours=self.accepts_server_state,
+            tool_additions=self.tool_addition_mode == 'with_definitions',
         )  # fmt: skip
         body: dict[str, Any] = {
             k: full[k] for k in ('model', 'input', 'instructions', 'previous_response_id') if k in full

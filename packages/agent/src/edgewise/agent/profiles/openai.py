@@ -119,6 +119,13 @@ class OpenAIModelProfile(ModelProfile, total=False):
     `prompt_cache_options.comparison_response_id`, unless the `openai_prompt_cache_diagnostics` setting is `False`.
     `OpenAIProvider` sets it for GPT-5.6 and later; OpenAI-compatible servers may refuse the field, and the Codex
     and ChatGPT backends are not known to take it, so their profiles leave it off."""
+    openai_responses_tool_choice_accepts_additional_tools: bool
+    """Whether the Responses API takes a `tool_choice` naming a tool that only an `additional_tools` input item
+    declares (a tool revealed mid-run). Default: `False`.
+
+    `OpenAIProvider` sets it for GPT-5.6 and later. Elsewhere a request whose `tool_choice` names such a tool declares
+    it in `tools` for that request instead (a change of its cached prefix), except under `openai_previous_response_id`
+    or `openai_conversation_id`, where the stored input keeps the item."""
 
 
 def validate_openai_profile(profile: ModelProfile) -> None:
