@@ -273,3 +273,34 @@ async def test_a_failure_splitting_the_queue_reaches_every_request_as_it_is() ->
         tg.start_soon(run, 'a')
         tg.start_soon(run, 'b')
     assert errors == ['cannot size this request', 'cannot size this request']
+
+
+async def test_a_batched_request_is_sent_the_history_prepared_as_a_live_one() -> None:
+    """A request goes in its batch as the model is sent it live (`Model.prepare_messages`): a loaded capability's
+    instructions and the tools it revealed are stated, not left as records the provider mapping would drop."""
+    from edgewise.agent.capabilities import Capability
+    from edgewise.agent.messages import SystemPromptPart, ToolCallPart
+
+    refunds = Capability[None](
+        id='refunds', description='Refunds.', instructions='Check the policy.', defer_loading=True
+    )
+
+    @refunds.tool_plain
+    def refund(order: str) -> str:
+        return 'refunded'
+
+    prompts: list[list[str]] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompts.append([p.content for p in messages[-1].parts if isinstance(p, SystemPromptPart)])
+        if len(prompts) == 1:
+            return ModelResponse([ToolCallPart('load_capability', {'id': 'refunds'}, 'l1')])
+        return ModelResponse([TextPart('done')])
+
+    tick = timedelta(microseconds=1)
+    batching = BatchModelRequests(max_requests=1, poll_interval=tick, max_poll_interval=tick)
+    await Agent(FunctionModel(answer), capabilities=[refunds, batching]).run('refund?')
+    assert prompts[1] == [
+        'The following tool(s) are now available: `refund`',
+        '<pyai:context id="capability:refunds">\nCheck the policy.\n</pyai:context>',
+    ]

@@ -287,3 +287,45 @@ async def test_a_deferred_tool_of_a_capability_in_effect_is_still_found_by_the_t
     await Agent(FunctionModel(respond), capabilities=[Toolset(toolset, id='weather')]).run('weather?')
     assert 'hidden_weather' not in offered[0]
     assert 'hidden_weather' in offered[1]
+
+
+async def test_a_capabilitys_toolset_keeps_its_instruction_key_and_its_tools_shown_as_they_are() -> None:
+    """Tagging the tools changes nothing else: the toolset's instructions stay keyed `toolset:<id>`, and a tool of a
+    capability in effect that a tool return names is neither deferred nor announced as newly available."""
+    from edgewise.agent.capabilities import Hooks
+    from edgewise.agent.messages import InstructionId, SystemPromptPart, ToolReturn, ToolsetInstructionSource
+
+    kb: FunctionToolset[object] = FunctionToolset(id='kb', instructions='Use the kb tool wisely.')
+
+    @kb.tool_plain
+    def lookup(query: str) -> str:
+        return 'found'
+
+    keys: list[list[InstructionId | None]] = []
+    hooks = Hooks[object]()
+
+    @hooks.on.before_model_request
+    async def note(ctx: RunContext[object], request_context: Any) -> Any:
+        keys.append([p.id for p in request_context.model_request_parameters.instruction_parts or ()])
+        return request_context
+
+    shown: list[dict[str, tuple[bool, str | None]]] = []
+    prompts: list[list[str]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        shown.append({t.name: (t.defer_loading, t.capability_id) for t in info.function_tools})
+        prompts.append([p.content for p in messages[-1].parts if isinstance(p, SystemPromptPart)])
+        if len(shown) == 1:
+            return ModelResponse([ToolCallPart('reveal', {}, 'c1')])
+        return ModelResponse([TextPart('done')])
+
+    agent = Agent(FunctionModel(respond), capabilities=[hooks, Toolset(kb)])
+
+    @agent.tool_plain
+    def reveal() -> ToolReturn:
+        return ToolReturn('ok', tools=['lookup'])
+
+    await agent.run('go')
+    assert keys[0] == [InstructionId(ToolsetInstructionSource('kb'))]
+    assert shown[1]['lookup'] == (False, 'toolset')
+    assert prompts[1] == []

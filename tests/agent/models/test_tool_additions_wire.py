@@ -503,6 +503,21 @@ async def test_a_fallback_model_sends_each_model_the_reveal_as_it_takes_it(local
     assert 'take_key' in [t['function']['name'] for t in chat_body['tools']]
 
 
+async def test_a_fallback_inside_a_fallback_still_sends_the_reveal_natively(local_server: LocalServer) -> None:
+    """The outer fallback keeps the reveal as a part when a model at any depth takes it natively."""
+    local_server.script(Reply(body=response(function_call('open_drawer', 'c1'))), Reply(body=response(TEXT)))
+    provider = OpenAIProvider(api_key='sk-test', base_url=local_server.url, max_retries=0)
+    inner = FallbackModel(
+        OpenAIResponsesModel('gpt-4o', provider=provider), OpenAIChatModel('gpt-4o', provider=provider)
+    )
+    model = FallbackModel(inner, OpenAIChatModel('gpt-4o', provider=provider))
+    async with model:
+        result = await drawer_agent(model, ['take_key']).run('Open the drawer')
+    assert result.output == 'done'
+    second = local_server.received[1]['body']
+    assert second['input'][-1] == {'type': 'additional_tools', 'role': 'developer', 'tools': [TAKE_KEY_PARAM]}
+
+
 def audits() -> Capability[None]:
     """A deferred capability whose tool, `audit_log`, is hidden until the model loads the capability."""
     capability = Capability[None](id='audits', description='Audit tools.', defer_loading=True)

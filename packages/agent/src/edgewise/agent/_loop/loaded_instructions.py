@@ -5,7 +5,8 @@ return, or the `CapabilityLoadDeltaPart` of a load from code), and another one e
 
 The `before_model_request` hooks see each block in `instruction_parts`, marked `'via_history'`; what they leave
 there is what is stated. A history whose load return carries the instructions (an earlier Edgewise's) has them stated
-already. A compaction ends the statements: the next request states the blocks again. `Model.prepare_messages` renders
+already. A compaction unloads the capabilities (as in pydantic-ai 2.x): nothing before it is stated any more, and a
+block stated for a capability no longer loaded is withdrawn. `Model.prepare_messages` renders
 the statements as system prompts (`models._instruction_history`).
 """
 

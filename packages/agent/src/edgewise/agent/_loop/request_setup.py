@@ -79,7 +79,10 @@ async def prepare_request(
 
 def _state_blocks(state: GraphAgentState, deps: GraphAgentDeps[Any, Any], blocks: dict[str, str]) -> None:
     """State the loaded capabilities' `blocks` that changed on the request being sent, and withdraw those stated of
-    capabilities the run no longer has loaded (see `state_loaded_blocks`)."""
+    capabilities the run no longer has loaded (see `state_loaded_blocks`). Without a loaded capability, the history
+    is read for such blocks once a run (`blocks_checked`): a run unloads none but by a compaction, which ends what was
+    stated."""
+    deps.blocks_checked = True
     target = next(m for m in reversed(state.message_history) if isinstance(m, ModelRequest))
     eager = [key for key, capability in deps.capabilities.items() if capability.defer_loading is not True]
     deps.tool_deltas = state_loaded_blocks(state.message_history, blocks, target, eager=eager) or deps.tool_deltas
@@ -173,9 +176,9 @@ async def request_parameters(
                 params, blocks = blocks_after_hooks(params, blocks)
             if loaded:  # (a hook may have loaded a capability)
                 blocks = await loaded_blocks(deps, run_ctx, known=blocks)
-        if blocks or (hooks and deps.tool_deltas):
+        if blocks or (hooks and deps.tool_deltas and not deps.blocks_checked):
             _state_blocks(state, deps, blocks)
-    elif hooks and deps.tool_deltas:  # the history may state blocks of capabilities no longer loaded
+    elif hooks and deps.tool_deltas and not deps.blocks_checked:  # the history may state blocks no longer loaded
         _state_blocks(state, deps, {})
     node.__dict__['_settings'] = settings
     state.last_max_tokens = (settings or {}).get('max_tokens')

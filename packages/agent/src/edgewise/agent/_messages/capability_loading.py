@@ -32,6 +32,7 @@ __all__ = (
     'LoadedBlocks',
     'loaded_block_capability_id',
     'loaded_block_id',
+    'owned_by_deferred_capability',
     'parse_loaded_capabilities',
     'refresh_loaded_capabilities',
 )
@@ -41,6 +42,14 @@ LOAD_CAPABILITY_TOOL_NAME = 'load_capability'
 
 DEFERRED_CAPABILITY_TOOL_METADATA_KEY = 'pydantic_ai_deferred_capability_tool'
 """The key set to `True` in the metadata of the tool definitions a deferred capability owns."""
+
+
+def owned_by_deferred_capability(tool_def: Any) -> bool:
+    """Whether the tool definition `tool_def` is a deferred capability's (every capability's tools carry its
+    `capability_id`; a deferred one's are marked in their metadata too)."""
+    return tool_def.capability_id is not None and bool(
+        (tool_def.metadata or {}).get(DEFERRED_CAPABILITY_TOOL_METADATA_KEY)
+    )
 
 
 def parse_loaded_capabilities(messages: Sequence[ModelMessage]) -> set[str]:

@@ -213,6 +213,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     tools_step: int = field(default=-1, init=False, repr=False)
     """The run step `tool_manager` was last prepared for (a step's toolsets are prepared once)."""
     _static_instructions: Any = field(default=None, init=False, repr=False)
+    blocks_checked: bool = field(default=False, init=False, repr=False)
+    """Whether a request of the run has read the history for the loaded capabilities' blocks (`_state_blocks`)."""
     cache_health: CacheHealthDetector | None = field(default=None, init=False, repr=False)
     """The run's prompt-cache health detector, made on the first response of an instrumented run."""
 

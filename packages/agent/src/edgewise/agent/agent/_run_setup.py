@@ -580,6 +580,8 @@ async def stored_graph_run(
         await restore_history(graph_run, persistence, graph_deps)
         # Chosen again (a live workspace is never stored): `agent.override(workspace=...)`'s, else as the history says.
         workspace = agent._overrides.get().get('workspace')
+        # As a new run: a run without a workspace of its own records the one its history worked in.
+        graph_deps.carried_workspace_ref = None if workspace == 'new' else history_workspace_ref(graph_run.state)
         if not select_workspace(graph_deps, graph_run.state, workspace) and workspace is not None:
             root = graph_deps.root_capability
             has_capability = root is not None and root.overrides('get_workspace')

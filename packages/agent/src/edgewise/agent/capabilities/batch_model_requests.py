@@ -167,9 +167,12 @@ class BatchModelRequests(AbstractCapability[Any]):
                 f'`BatchModelRequests` needs a model with a batch API; `{type(model).__name__}` '
                 f'({model.model_name!r}) has none.'
             )
+        # The history as the model is sent it (`Model.prepare_messages`, as a live request's handler prepares it:
+        # tools revealed, instruction and load records rendered, tool call ids fitted).
+        messages = model.prepare_messages(list(request_context.messages), request_context.model_request_parameters)
         entry = _Waiting(
             BatchRequest(
-                custom_id=uuid.uuid4().hex, messages=list(request_context.messages),
+                custom_id=uuid.uuid4().hex, messages=messages,
                 model_settings=request_context.model_settings,
                 model_request_parameters=request_context.model_request_parameters,
             ),

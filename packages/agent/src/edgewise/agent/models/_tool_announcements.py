@@ -6,6 +6,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 
+from .._messages.capability_loading import owned_by_deferred_capability
 from .._messages.model_messages import (
     ModelMessage,
     ModelRequest,
@@ -36,7 +37,9 @@ def announce_tool_availability(
     if parameters is not None:
         tools = parameters.function_tools
         served = {
-            t.name for t in tools if t.defer_loading or t.with_native == TOOL_SEARCH_NATIVE_KIND or t.capability_id
+            t.name
+            for t in tools
+            if t.defer_loading or t.with_native == TOOL_SEARCH_NATIVE_KIND or owned_by_deferred_capability(t)
         }
     prepared: list[ModelMessage] = []
     changed = False

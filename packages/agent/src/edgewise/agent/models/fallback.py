@@ -154,10 +154,18 @@ def _fitted(model: Model, messages: list[ModelMessage], params: ModelRequestPara
     revealed mid-run as parts when any model takes them natively (`FallbackModel.prepare_messages`), so those are
     announced here to a model that does not; and the tool call ids fitted to its `tool_call_id_length`, if its
     profile has one (each model may take other ids)."""
-    if model.tool_addition_mode is None:
+    if not _keeps_reveals(model):
         messages = announce_tool_availability(messages, params)
     length = model.profile.get('tool_call_id_length')
     return messages if length is None else fit_tool_call_ids(messages, length)
+
+
+def _keeps_reveals(model: Model) -> bool:
+    """Whether the tools revealed mid-run reach `model` as parts: it takes them natively (`tool_addition_mode`), or
+    it is a fallback (at any depth) among whose models one does (each of its models is then fitted in turn)."""
+    if model.tool_addition_mode is not None:
+        return True
+    return isinstance(model, FallbackModel) and any(_keeps_reveals(inner) for inner in model.models)
 
 
 @dataclass(init=False, eq=False, repr=False)
@@ -452,7 +460,7 @@ class FallbackModel(Model):
         """The history as the default model is sent it (see `Model.prepare_messages`), except that the tools revealed
         mid-run stay as parts when any of the models takes them natively (`tool_addition_mode`): each model is then
         sent them as it takes them, announced in a system prompt to a model that does not."""
-        native = any(model.tool_addition_mode is not None for model in self.models)
+        native = any(_keeps_reveals(model) for model in self.models)
         return prepare_history(messages, self.profile, model_request_parameters, keeps_tool_deltas=native)
 
     @property

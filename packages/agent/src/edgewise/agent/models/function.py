@@ -10,6 +10,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any, TypeAlias
 
 from .._message_flow.events import ModelResponseStreamEvent
+from .._messages.capability_loading import owned_by_deferred_capability
 from .._messages.usage_counts import RequestUsage
 from .._threads import run_in_thread
 from .._tools.definition import ToolDefinition
@@ -285,7 +286,7 @@ def _authored_deferral(params: ModelRequestParameters) -> list[ToolDefinition]:
         return declared
     return [
         replace(t, defer_loading=True)
-        if t.capability_id is not None and not t.defer_loading and t.name in revealed
+        if owned_by_deferred_capability(t) and not t.defer_loading and t.name in revealed
         else t
         for t in declared
     ]

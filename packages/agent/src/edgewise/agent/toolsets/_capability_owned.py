@@ -4,13 +4,14 @@ until the capability is loaded (as pydantic-ai 1.107's module of this name)."""
 from __future__ import annotations as _annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._messages.capability_loading import DEFERRED_CAPABILITY_TOOL_METADATA_KEY
 from .._tools.definition import ToolDefinition
 from ..models._model import AgentDepsT, RunContext
 from .abstract import AbstractToolset, ToolsetInstructions, ToolsetTool
+from .function import FunctionToolset
 from .wrapper import WrapperToolset
 
 __all__ = (
@@ -57,23 +58,34 @@ class CapabilityOwnedToolset(WrapperToolset[AgentDepsT]):
 class CapabilityToolset(WrapperToolset[AgentDepsT]):
     """The toolset of a capability in effect from the start (not deferred): its tools tagged with the capability's
     id in the run (`ToolDefinition.capability_id`, as pydantic-ai 2.x tags the tools of every capability), a tool
-    tagged already (by a capability inside this one) keeping its tag. Nothing else changes."""
+    tagged already (by a capability inside this one) keeping its tag. Nothing else changes: the wrapped toolset's
+    `id` is this one's (its instruction blocks stay keyed `toolset:<id>`)."""
 
     capability: Any
     """The capability owning the tools (typed loosely: capabilities sit above toolsets)."""
-    _last: tuple[Any, str | None, dict[str, ToolsetTool[AgentDepsT]]] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
-    """The last listing tagged: the wrapped listing, the owner's id and the tagged listing (a listing that does not
-    change gives the same tagged one, which a run's step takes as unchanged)."""
+
+    @property
+    def id(self) -> str | None:
+        """The wrapped toolset's id: the tagging is no toolset of its own."""
+        return self.wrapped.id
+
+    @property
+    def lists_statically(self) -> bool:
+        """Whether the same listing of the wrapped toolset means the same tools (a `FunctionToolset`'s does): the
+        tagged listing is then the same object too, step after step, and run after run."""
+        return type(self.wrapped).get_tools is FunctionToolset.get_tools
 
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
         """The wrapped tools, those without an owner tagged with this capability's id."""
         tools = await self.wrapped.get_tools(ctx)
         owner = resolve_capability_id(ctx, self.capability)
-        last = self._last
+        # The last listing tagged is kept on the wrapped toolset (which outlives the runs, unlike this wrapper, made
+        # for each): the same listing and owner give the same tagged listing.
+        kept: dict[str, Any] = getattr(self.wrapped, '__dict__', None) or {}
+        last = kept.get(_TAGGED)
         if last is not None and last[0] is tools and last[1] == owner:
-            return last[2]
+            tagged: dict[str, ToolsetTool[AgentDepsT]] = last[2]
+            return tagged
         if owner is None or all(tool.tool_def.capability_id is not None for tool in tools.values()):
             return tools
         tagged = {
@@ -82,8 +94,12 @@ class CapabilityToolset(WrapperToolset[AgentDepsT]):
             else replace(tool, tool_def=replace(tool.tool_def, capability_id=owner))
             for name, tool in tools.items()
         }
-        self._last = (tools, owner, tagged)
+        kept[_TAGGED] = (tools, owner, tagged)
         return tagged
+
+
+_TAGGED = '_edgewise_capability_tagged'
+"""Where a toolset keeps its last listing tagged by a `CapabilityToolset`: the listing, the owner, the tagged one."""
 
 
 def resolve_capability_id(ctx: RunContext[Any], capability: Any) -> str | None:

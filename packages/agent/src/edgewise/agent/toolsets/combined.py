@@ -180,7 +180,10 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
                     args_validator=tool.args_validator, args_validator_func=tool.args_validator_func,
                     source_toolset=toolset, source_tool=tool,
                 )  # fmt: skip
-        if all(type(toolset).get_tools is FunctionToolset.get_tools for toolset in self.toolsets):
+        if all(
+            type(toolset).get_tools is FunctionToolset.get_tools or getattr(toolset, 'lists_statically', False)
+            for toolset in self.toolsets
+        ):
             self._listings.last = (tuple(self.toolsets), tuple(listed), tools)
         return tools
 
