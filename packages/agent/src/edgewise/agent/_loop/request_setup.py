@@ -164,6 +164,7 @@ async def request_parameters(
         offer_provider_tool_search(params, deps)
     params = deps.model.customize_request_parameters(params)
     settings = deps.model_settings
+    blocks: dict[str, str] = {}
     if deps.settings_resolver is not None or deps.request_hooks or (hooks and loaded):
         run_ctx = deps.run_context(state)
         if deps.settings_resolver is not None:
@@ -176,10 +177,9 @@ async def request_parameters(
                 params, blocks = blocks_after_hooks(params, blocks)
             if loaded:  # (a hook may have loaded a capability)
                 blocks = await loaded_blocks(deps, run_ctx, known=blocks)
-        if blocks or (hooks and deps.tool_deltas and not deps.blocks_checked):
-            _state_blocks(state, deps, blocks)
-    elif hooks and deps.tool_deltas and not deps.blocks_checked:  # the history may state blocks no longer loaded
-        _state_blocks(state, deps, {})
+    # (without a loaded block: the history may state blocks of capabilities no longer loaded)
+    if blocks or (hooks and deps.tool_deltas and not deps.blocks_checked):
+        _state_blocks(state, deps, blocks)
     node.__dict__['_settings'] = settings
     state.last_max_tokens = (settings or {}).get('max_tokens')
     change = record_settings_change(state.message_history, deps.request_model or deps.model, settings, deps.tool_deltas)

@@ -353,9 +353,7 @@ async def new_run(
         configured.model_id = choice.model_id
         graph_deps = configured
     if not chosen:
-        root = graph_deps.root_capability
-        has_capability = root is not None and root.overrides('get_workspace')
-        refuse_unresolved_workspace(workspace, has_capability=has_capability, history_ref=history_ref)
+        refuse_unresolved_workspace(graph_deps, workspace, history_ref=history_ref)
     graph_deps.new_message_index = len(history)
     graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
     graph_deps.tool_deltas = has_tool_deltas(history)
@@ -583,9 +581,7 @@ async def stored_graph_run(
         # As a new run: a run without a workspace of its own records the one its history worked in.
         graph_deps.carried_workspace_ref = None if workspace == 'new' else history_workspace_ref(graph_run.state)
         if not select_workspace(graph_deps, graph_run.state, workspace) and workspace is not None:
-            root = graph_deps.root_capability
-            has_capability = root is not None and root.overrides('get_workspace')
-            refuse_unresolved_workspace(workspace, has_capability=has_capability)
+            refuse_unresolved_workspace(graph_deps, workspace)
         async with await agent._tools.for_run(graph_deps, graph_run.state, None, graph_deps.default_tool_retries):
             yield graph_run
 

@@ -82,14 +82,16 @@ def refresh_workspace_ref(graph_deps: GraphAgentDeps[Any, Any], state: GraphAgen
 
 
 def refuse_unresolved_workspace(
+    graph_deps: GraphAgentDeps[Any, Any],
     requested: WorkspaceBackend | WorkspaceRef | Literal['new'] | None,
     *,
-    has_capability: bool,
     history_ref: WorkspaceRef | None = None,
 ) -> None:
-    """Raise when the run asked for a workspace (`'new'`, a ref) that no capability supplied, or when the history
-    continues in a workspace that none of the agent's workspace capabilities reaches (an agent without any, one
-    summarizing the conversation say, ignores it)."""
+    """Raise, for a run (`graph_deps`) that has no workspace, when it asked for one (`'new'`, a ref) that no
+    capability supplied, or when the history continues in a workspace (`history_ref`) that none of the agent's
+    workspace capabilities reaches (an agent without any, one summarizing the conversation say, ignores it)."""
+    root = graph_deps.root_capability
+    has_capability = root is not None and root.overrides('get_workspace')
     if requested == 'new':
         raise UserError(
             "`workspace='new'` needs a capability that supplies a workspace, and none did: add one, such as "

@@ -55,9 +55,10 @@ class _Waiting:
     resubmissions: int = 0
     encoded: EncodedBatchRequest | None = None
     """The request in its provider's batch format, from its encoding until its batch is created."""
-    model: Model | None = None
-    """The model the request was made to (it encodes and decodes the request), when it is not the one submitting the
-    batch: requests to several models of one provider share a batch when their encodings share its `group`."""
+    _: KW_ONLY
+    model: Model
+    """The model the request was made to, which encodes and decodes it (requests to several models of one provider
+    share a batch when their encodings share its `group`: the first request's model submits it)."""
 
     def settle(self, *, response: ModelResponse | None = None, error: BaseException | None = None) -> None:
         self.response, self.error = response, error
@@ -242,7 +243,7 @@ class BatchModelRequests(AbstractCapability[Any]):
         its result; the ones to submit again."""
         for entry in entries:  # a request submitted again is encoded again (an encoding may be good for one batch)
             if entry.encoded is None:
-                entry.encoded = await (entry.model or model).batch_encode(entry.request)
+                entry.encoded = await entry.model.batch_encode(entry.request)
         batch = await model.batch_create([_encoded(entry) for entry in entries])
         for entry in entries:
             entry.encoded = None
@@ -274,10 +275,9 @@ class BatchModelRequests(AbstractCapability[Any]):
                 again.append(entry)
                 continue
             try:
-                own = entry.model or model
-                response = own.batch_decode(result, entry.request) if result.status != 'expired' else None
+                response = entry.model.batch_decode(result, entry.request) if result.status != 'expired' else None
                 if response is None:
-                    raise unrun_error(own.model_name, result)
+                    raise unrun_error(entry.model.model_name, result)
             except ModelHTTPError as error:
                 if retry and _transient(error):
                     entry.resubmissions += 1
@@ -367,7 +367,7 @@ async def send_in_batches(
         poll_interval=poll_interval, max_poll_interval=max_poll_interval,
     )  # fmt: skip
     sender._gone_is_expired = False
-    entries = [_Waiting(request) for request in requests]
+    entries = [_Waiting(request, model=model) for request in requests]
     chunks = await _chunked(model, entries, batch_size, settle_errors=False)
     failures: list[Exception] = []
 
@@ -412,7 +412,7 @@ async def _chunked(
     for entry in entries:
         try:
             if entry.encoded is None:
-                entry.encoded = await (entry.model or model).batch_encode(entry.request)
+                entry.encoded = await entry.model.batch_encode(entry.request)
         except Exception as error:
             if not settle_errors:
                 raise

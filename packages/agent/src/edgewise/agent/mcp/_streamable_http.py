@@ -39,13 +39,9 @@ _CLOSE_SECONDS = 2.0
 class _StreamableHTTPChannel:
     """JSON-RPC over streamable HTTP: `send` POSTs in the background, `receive` gives what came back."""
 
-    def __init__(
-        self, client: httpx.AsyncClient, url: str, task_group: anyio.abc.TaskGroup, auth: httpx.Auth | None = None
-    ) -> None:
+    def __init__(self, client: httpx.AsyncClient, url: str, task_group: anyio.abc.TaskGroup) -> None:
         self._client = client
         self._url = url
-        # The auth of each request: the given one, else the client's own.
-        self._auth: Any = httpx.USE_CLIENT_DEFAULT if auth is None else auth
         self._task_group = task_group
         self._incoming, self._received = anyio.create_memory_object_stream[dict[str, Any] | MCPConnectionClosed](
             math.inf
@@ -91,9 +87,7 @@ class _StreamableHTTPChannel:
         request_id = message.get('id') if 'method' in message else None
         try:
             content = pydantic_core.to_json(message)
-            async with self._client.stream(
-                'POST', self._url, content=content, headers=self._headers(), auth=self._auth
-            ) as response:
+            async with self._client.stream('POST', self._url, content=content, headers=self._headers()) as response:
                 if message.get('method') == 'initialize':
                     self.session_id = response.headers.get(_SESSION_ID) or self.session_id
                 if response.status_code == 202 or (request_id is None and response.is_success):
@@ -113,7 +107,7 @@ class _StreamableHTTPChannel:
         headers['accept'] = 'text/event-stream'
         del headers['content-type']
         with contextlib.suppress(httpx.HTTPError):
-            async with self._client.stream('GET', self._url, headers=headers, auth=self._auth) as response:
+            async with self._client.stream('GET', self._url, headers=headers) as response:
                 if response.is_success:
                     await self._read(response)
 
@@ -151,17 +145,14 @@ class _StreamableHTTPChannel:
         if self.session_id is None:
             return
         with anyio.move_on_after(_CLOSE_SECONDS, shield=True), contextlib.suppress(httpx.HTTPError):
-            await self._client.delete(self._url, headers={_SESSION_ID: self.session_id}, auth=self._auth)
+            await self._client.delete(self._url, headers={_SESSION_ID: self.session_id})
 
 
 @asynccontextmanager
-async def open_streamable_http_channel(
-    client: httpx.AsyncClient, url: str, *, auth: httpx.Auth | None = None
-) -> AsyncIterator[Channel]:
-    """A channel to the MCP server at `url` over streamable HTTP, through `client` (each request authenticating with
-    `auth`, when given, rather than the client's own); closed on exit."""
+async def open_streamable_http_channel(client: httpx.AsyncClient, url: str) -> AsyncIterator[Channel]:
+    """A channel to the MCP server at `url` over streamable HTTP, through `client`; closed on exit."""
     async with anyio.create_task_group() as task_group:
-        channel = _StreamableHTTPChannel(client, url, task_group, auth)
+        channel = _StreamableHTTPChannel(client, url, task_group)
         try:
             yield channel
         finally:

@@ -258,15 +258,12 @@ class MCPServerStreamableHTTP(_MCPServerHTTP):
         """Edgewise's own streamable HTTP channel (the SDK's transport loses answers under trio when calls run
         concurrently); `client_streams` stays for code that uses the SDK's streams."""
         async with AsyncExitStack() as stack:
-            client = self.http_client
-            auth = None  # (a client made here has the auth itself)
+            client: Any = self._borrowed()  # (stands for an `httpx.AsyncClient`: the channel streams and deletes)
             if client is None:
                 timeout = httpx.Timeout(self.timeout, read=self.read_timeout)
                 client = httpx.AsyncClient(timeout=timeout, headers=self.headers, auth=self.auth)
                 await stack.enter_async_context(client)
-            else:
-                auth = self.auth
-            yield await stack.enter_async_context(open_streamable_http_channel(client, self.url, auth=auth))
+            yield await stack.enter_async_context(open_streamable_http_channel(client, self.url))
 
 
 class MCPServerSSE(_MCPServerHTTP):

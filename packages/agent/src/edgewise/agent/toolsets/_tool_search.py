@@ -24,6 +24,7 @@ from typing import Any
 import pydantic
 from typing_extensions import TypedDict
 
+from .._messages.capability_loading import owned_by_deferred_capability
 from .._messages.history import post_compaction_window
 from .._messages.model_messages import (
     TOOL_SEARCH_TOOL_KIND,
@@ -223,7 +224,7 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
         for name, tool in tools.items():
             if tool.tool_def.defer_loading:
                 owner = tool.tool_def.capability_id
-                if owner is not None and getattr(ctx.capabilities.get(owner), 'defer_loading', False) is True:
+                if owned_by_deferred_capability(tool.tool_def) and owner in ctx.capabilities:
                     # a deferred capability's tool: shown once the capability is loaded, never searched
                     shown = replace(tool.tool_def, defer_loading=owner not in ctx.active_capability_ids)
                     listed[name] = replace(tool, tool_def=shown)
