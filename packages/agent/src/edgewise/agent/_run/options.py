@@ -205,6 +205,10 @@ def run_native_tools(
         UserError: two native tools of one layer (the agent's with its capabilities', an `override(spec=)`'s
             capabilities', the run's capabilities', an `override(native_tools=)`) share an id but differ.
     """
+    if not overrides and not capabilities:  # (most runs: the agent's tools, checked as one layer, and the run's)
+        if len(agent_tools) > 1:
+            check_native_tool_ids(agent_tools, 'agent capabilities')
+        return [*agent_tools, *(run_tools or ())]
     overridden = overrides.get('native_tools')
     base = overrides.get('capabilities', agent_capabilities)
     split = len(capabilities) if capabilities is base else len(base)

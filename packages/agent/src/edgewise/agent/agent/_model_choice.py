@@ -46,7 +46,7 @@ def infer_agent_model(agent: Any, model_id: str) -> Model:
     return models.infer_model(model_id)
 
 
-@dataclass
+@dataclass(slots=True)
 class ModelChoice:
     """How a run's model is chosen: the first step's model, the selector asked at the later steps (if a capability
     gave one) and the model ids resolved so far (each is resolved once per run)."""

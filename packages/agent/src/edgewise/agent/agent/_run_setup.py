@@ -444,9 +444,9 @@ def configure_run(
             'function of the run context) to vary `tool_choice` per step.'
         )
     root = combined_or_none(caps)
-    tracing = (traced_as is not None or agent._tracing(caps)) and _instrument.TRACING  # (none without logfire)
+    tracing = _instrument.TRACING and (traced_as is not None or agent._tracing(caps))  # (none without logfire)
     instrumentation = _run_instrumentation(agent, caps, traced_as)
-    graph_deps: GraphAgentDeps[Any, Any] = GraphAgentDeps(
+    graph_deps: GraphAgentDeps[Any, Any] = GraphAgentDeps.made(
         user_deps=deps,
         prompt=None,  # the run's, set by the caller
         new_message_index=0,

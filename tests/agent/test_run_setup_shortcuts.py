@@ -1,0 +1,113 @@
+"""The shortcuts a run's setup takes to cost less (a `RunContext` built from a template dict, `GraphAgentDeps.made`,
+the native tools of a run without capabilities or overrides) give what the long way gives."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from edgewise.agent import Agent, RunContext, UserError
+from edgewise.agent._run import options
+from edgewise.agent._run.deps import _CONTEXT_TEMPLATE, GraphAgentDeps
+from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart
+from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.models.test import TestModel
+from edgewise.agent.native_tools import MCPServerTool, WebSearchTool
+
+pytestmark = pytest.mark.anyio
+
+TENANT_A = MCPServerTool(id='api', url='https://mcp.example.com/a')
+TENANT_B = MCPServerTool(id='api', url='https://mcp.example.com/b')
+
+
+def test_the_context_template_holds_every_field_of_run_context_in_order() -> None:
+    fields = dataclasses.fields(RunContext)
+    assert list(_CONTEXT_TEMPLATE) == [f.name for f in fields]
+    for f in fields:  # the template's values are the defaults of the fields that have one
+        if f.default is not dataclasses.MISSING:
+            assert _CONTEXT_TEMPLATE[f.name] == f.default, f.name
+
+
+async def test_a_run_context_equals_one_made_by_its_constructor() -> None:
+    seen: list[RunContext[Any]] = []
+    agent = Agent(TestModel(call_tools=['probe']))
+
+    @agent.tool
+    def probe(ctx: RunContext[None], n: int) -> int:
+        seen.append(ctx)
+        return n
+
+    async with agent.iter('hi') as run:
+        made = [run.ctx.deps.run_context(run.ctx.state)]
+        made.append(run.ctx.deps.run_context(run.ctx.state, tool_name='t', tool_call_id='c', retry=2, max_retries=3))
+        made.append(run.ctx.deps.run_context(run.ctx.state, tool_call_id='c'))
+        async for _ in run:
+            pass
+    for ctx in [*made, *seen]:
+        again = RunContext(**{f.name: getattr(ctx, f.name) for f in dataclasses.fields(RunContext)})
+        assert list(vars(ctx)) == list(vars(again))
+        assert vars(ctx) == vars(again)
+    assert (made[1].tool_name, made[1].tool_call_id, made[1].retry, made[1].max_retries) == ('t', 'c', 2, 3)
+    assert (made[2].tool_name, made[2].tool_call_id) == (None, 'c')
+    assert seen[0].tool_name == 'probe'
+    assert seen[0].max_retries == 1
+
+
+async def test_made_deps_equal_constructed_ones_and_share_no_mutable_default() -> None:
+    async with Agent(TestModel()).iter('hi') as run:
+        deps = run.ctx.deps
+    given = {
+        f.name: getattr(deps, f.name)
+        for f in dataclasses.fields(deps)
+        if f.init and f.default_factory is dataclasses.MISSING
+    }
+    made, constructed = GraphAgentDeps.made(**given), GraphAgentDeps(**given)
+    assert list(vars(made)) == list(vars(constructed))
+    mine, theirs = vars(made), vars(constructed)
+    fresh = {f.name for f in dataclasses.fields(GraphAgentDeps) if f.default_factory is not dataclasses.MISSING}
+    for name in mine:
+        if name in fresh:  # each made by its factory (some have no equality of their own)
+            assert type(mine[name]) is type(theirs[name])
+            assert mine[name] is not theirs[name]
+        else:
+            assert mine[name] == theirs[name], name
+    other = GraphAgentDeps.made(**given)
+    for f in dataclasses.fields(GraphAgentDeps):
+        if f.default_factory is not dataclasses.MISSING and f.name not in given:
+            assert getattr(other, f.name) is not getattr(made, f.name), f.name
+
+
+def test_made_deps_refuse_what_the_constructor_refuses() -> None:
+    with pytest.raises(TypeError) as made:
+        GraphAgentDeps.made(user_deps=None)
+    with pytest.raises(TypeError) as constructed:
+        GraphAgentDeps(user_deps=None)  # type: ignore[call-arg]
+    assert str(made.value) == str(constructed.value)
+    with pytest.raises(TypeError, match='listing'):
+        GraphAgentDeps.made(listing=None)
+
+
+@pytest.mark.parametrize(
+    ('agent_tools', 'run_tools'),
+    [([], None), ([TENANT_A], None), ([TENANT_A, TENANT_A], [WebSearchTool()]), ([TENANT_A, TENANT_B], None)],
+)
+def test_native_tools_of_a_plain_run_are_those_of_the_long_way(agent_tools: list[Any], run_tools: Any) -> None:
+    def outcome(overrides: dict[str, Any]) -> Any:
+        try:
+            return options.run_native_tools(overrides, agent_tools, [], [], run_tools)
+        except UserError as error:
+            return str(error)
+
+    assert outcome({}) == outcome({'model': None})  # (an override of something else takes the long way)
+
+
+async def test_an_agents_own_native_tools_of_one_id_that_differ_are_refused_at_the_run() -> None:
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse([TextPart('done')])  # pragma: no cover - the run is refused first
+
+    with pytest.warns(DeprecationWarning, match='builtin_tools'):
+        agent = Agent(FunctionModel(answer), builtin_tools=[TENANT_A, TENANT_B])
+    with pytest.raises(UserError, match='conflicting definitions in agent capabilities'):
+        await agent.run('hi')
