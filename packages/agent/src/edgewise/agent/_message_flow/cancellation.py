@@ -14,7 +14,7 @@ loop (through its anyio token) and waits until the loop has taken it.
 from __future__ import annotations as _annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -194,6 +194,10 @@ class RunCancellation:
         await self._loop_token.backend_class.checkpoint_if_cancelled()
 
 
+_current_token: Callable[[], anyio.lowlevel.EventLoopToken] | None = None
+"""`anyio.lowlevel.current_token`, once a run has imported it."""
+
+
 class _OpenRunScope:
     """`RunCancellation.scope`: a class rather than a generator (every run opens one), and the event loop's anyio
     backend looked up once for both the loop token and the scope."""
@@ -206,10 +210,13 @@ class _OpenRunScope:
         self._scope: anyio.CancelScope | None = None
 
     def __enter__(self) -> anyio.CancelScope:
-        from anyio.lowlevel import current_token  # (loaded by the first run, not with the agent)
+        global _current_token
+        if _current_token is None:  # (loaded by the first run, not with the agent; an import statement costs a run
+            from anyio.lowlevel import current_token  # as much as a scope's enter and exit)
 
+            _current_token = current_token
         cancellation = self._cancellation
-        loop_token = current_token()
+        loop_token = _current_token()
         scope = loop_token.backend_class.create_cancel_scope()
         with cancellation._lock:
             cancellation._scope = scope
