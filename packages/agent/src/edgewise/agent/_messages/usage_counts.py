@@ -247,7 +247,9 @@ class _Usage:
         self.input_audio_tokens += other.input_audio_tokens
         self.cache_audio_read_tokens += other.cache_audio_read_tokens
         self.output_audio_tokens += other.output_audio_tokens
-        if self.__dict__.keys() - _field_names(type(self)) or other.__dict__.keys() - _field_names(type(other)):
+        # (subset tests build no set: most usages have no extra counter)
+        plain = self.__dict__.keys() <= _field_names(type(self)) and other.__dict__.keys() <= _field_names(type(other))
+        if not plain:
             mine, theirs = self._extra(), other._extra()
             for name in (mine.keys() | theirs.keys()) - _NOT_SUMMED:
                 value, more = mine.get(name, 0), theirs.get(name, 0)
