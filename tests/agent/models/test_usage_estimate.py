@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import Any, cast
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from edgewise.agent._loop.call_tools_parts import answer_text
+from edgewise.agent._loop.empty_response import no_output_answer
 from edgewise.agent._messages.usage_counts import token_usage
 from edgewise.agent.messages import (
     BinaryImage,
@@ -87,3 +90,21 @@ def test_the_estimate_of_an_answer_is_that_of_its_response(parts: list[ModelResp
         sent = history[:count]
         expected = by_response.estimate(sent, ModelResponse(parts=list(parts)))
         assert by_answer.estimate_answer(sent, parts) == expected
+
+
+@pytest.mark.parametrize(
+    'parts',
+    [
+        [],
+        [TextPart('')],
+        [TextPart('answer')],
+        [ThinkingPart('hmm'), TextPart('')],
+        [ThinkingPart('hmm'), TextPart('answer')],
+        [FilePart(BinaryImage(b'\x89PNG', media_type='image/png'))],
+    ],
+)
+def test_a_response_with_text_has_something_to_act_on(parts: list[ModelResponsePart]) -> None:
+    # `CallToolsNode` asks `no_output_answer` only of a response without text: with text, it has no answer to give.
+    response = ModelResponse(parts=parts)
+    if answer_text(response):
+        assert no_output_answer(response, cast(Any, None)) is None
