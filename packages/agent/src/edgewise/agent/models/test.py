@@ -225,13 +225,12 @@ class TestModel(InMemoryBatchModel):
             return [TextPart(pydantic_core.to_json(args).decode())]
         if self.custom_output_text is not None:
             return [TextPart(self.custom_output_text)]
-        returns = {
-            p.tool_name: p.content
-            for m in messages
-            if isinstance(m, ModelRequest)
-            for p in m.parts
-            if isinstance(p, ToolReturnPart)
-        }
+        returns: dict[str, Any] = {}
+        for m in messages:
+            if isinstance(m, ModelRequest):
+                for p in m.parts:
+                    if isinstance(p, ToolReturnPart):
+                        returns[p.tool_name] = p.content
         if not returns:
             return [TextPart('success (no tool calls)')]
         return [TextPart(pydantic_core.to_json(returns).decode())]
