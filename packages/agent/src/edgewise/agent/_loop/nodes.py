@@ -590,8 +590,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             return await self._handle_image(ctx, images[0])  # an image is the output before any text (pydantic-ai)
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
-        answer = no_output_answer(self.model_response, deps)
-        text = '' if answer is not None else answer_text(self.model_response)
+        text = answer_text(self.model_response)  # a response with text has something to act on: not judged below
+        answer = None if text else no_output_answer(self.model_response, deps)
         try:
             if answer is not None:  # nothing to act on: `None` is the output, or the model is asked again
                 if answer.retry is not None:

@@ -160,11 +160,11 @@ class TestModel(InMemoryBatchModel):
         self.last_model_request_parameters = params
         if params.native_tools:
             raise UserError('TestModel does not support built-in tools')
-        response = ModelResponse(
-            parts=self._parts(messages, params), model_name=self._model_name, provider_name=self._system
-        )
-        response.usage = self._estimator.estimate(messages, response)
-        return response
+        parts = self._parts(messages, params)
+        # Estimated from the parts before the response is made, so that it is made with its usage: the same count as
+        # from the response's parts, which making it leaves as they are (none is a tool part of a typed kind).
+        usage = self._estimator.estimate_answer(messages, parts)
+        return ModelResponse(parts=parts, usage=usage, model_name=self._model_name, provider_name=self._system)
 
     def _check_tools_to_call(self, params: ModelRequestParameters, callable_tools: list[ToolDefinition]) -> None:
         if self.call_tools == 'all':
@@ -184,19 +184,23 @@ class TestModel(InMemoryBatchModel):
 
     def _parts(self, messages: list[ModelMessage], params: ModelRequestParameters) -> list[ModelResponsePart]:
         # Every tool the model is sent can be called: a `'via_history'` one too (its definition is in the history).
-        callable_tools = [t for t in params.function_tools if params.visibility_of(t.name) != 'withheld']
-        tools = [t for t in callable_tools if self.call_tools == 'all' or t.name in self.call_tools]
+        callable_tools: list[ToolDefinition] = []
+        tools: list[ToolDefinition] = []
+        if params.function_tools:  # (a request without tools has none to call, check or retry)
+            callable_tools = [t for t in params.function_tools if params.visibility_of(t.name) != 'withheld']
+            tools = [t for t in callable_tools if self.call_tools == 'all' or t.name in self.call_tools]
         # As pydantic-ai's TestModel: the tools are called once per conversation, before any response (so a
         # run continuing a message history answers at once), and a retried tool call gets a fresh call id.
-        if not any(isinstance(m, ModelResponse) for m in messages):
+        if (tools or self.call_tools != 'all') and not any(isinstance(m, ModelResponse) for m in messages):
             self._check_tools_to_call(params, callable_tools)
             if tools:
                 return [self._call(t) for t in tools]
-        last = messages[-1] if messages else None
-        last_parts = last.parts if isinstance(last, ModelRequest) else []
-        retried = {p.tool_name for p in last_parts if isinstance(p, RetryPromptPart) and p.tool_name}
-        if retried & {t.name for t in tools}:
-            return [ToolCallPart(t.name, self.gen_tool_args(t)) for t in tools if t.name in retried]
+        if tools:
+            last = messages[-1] if messages else None
+            last_parts = last.parts if isinstance(last, ModelRequest) else []
+            retried = {p.tool_name for p in last_parts if isinstance(p, RetryPromptPart) and p.tool_name}
+            if retried & {t.name for t in tools}:
+                return [ToolCallPart(t.name, self.gen_tool_args(t)) for t in tools if t.name in retried]
         output_tools = params.output_tools
         if self.custom_output_text is not None:
             # as pydantic-ai's TestModel: a test asking for text where only an output tool is accepted is wrong
@@ -221,13 +225,12 @@ class TestModel(InMemoryBatchModel):
             return [TextPart(pydantic_core.to_json(args).decode())]
         if self.custom_output_text is not None:
             return [TextPart(self.custom_output_text)]
-        returns = {
-            p.tool_name: p.content
-            for m in messages
-            if isinstance(m, ModelRequest)
-            for p in m.parts
-            if isinstance(p, ToolReturnPart)
-        }
+        returns: dict[str, Any] = {}
+        for m in messages:
+            if isinstance(m, ModelRequest):
+                for p in m.parts:
+                    if isinstance(p, ToolReturnPart):
+                        returns[p.tool_name] = p.content
         if not returns:
             return [TextPart('success (no tool calls)')]
         return [TextPart(pydantic_core.to_json(returns).decode())]
