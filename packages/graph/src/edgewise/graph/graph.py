@@ -15,6 +15,7 @@ import anyio
 import typing_extensions
 
 from . import _instrument
+from . import nodes as _nodes
 from ._diagram_style import DEFAULT_HIGHLIGHT_CSS
 from ._edges import comma_and
 from ._runs import RunLink
@@ -123,8 +124,13 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         # Looking edges up by class skips `get_node_id()` on every step.
         self._edges_by_class: dict[type[Any], _Edges] = {d.node: self._edges[i] for i, d in self.node_defs.items()}
         for edges in self._edges.values():
-            classes = frozenset(self.node_defs[i].node for i in edges.next_ids if i in self.node_defs)
-            object.__setattr__(edges, 'next_classes', classes)
+            classes: set[type[Any]] = {self.node_defs[i].node for i in edges.next_ids if i in self.node_defs}
+            if edges.can_end or edges.any_node:
+                classes.add(End)
+            object.__setattr__(edges, 'next_classes', frozenset(classes))
+        # The node id each snapshot id starts with, by the class of the node (or end) it is drawn for.
+        self._ids_by_class: dict[type[Any], str] = {d.node: i for i, d in self.node_defs.items()}
+        self._ids_by_class[End] = 'end'
 
     async def run(
         self,
@@ -701,6 +707,7 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         self._runner: _Runner[StateT, DepsT, RunEndT] = _Runner(
             self._context(),
             graph._edges_by_class,
+            graph._ids_by_class,
             traced=graph.auto_instrument and _instrument.TRACING,
             snapshot_id=snapshot_id,
         )
@@ -751,6 +758,7 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         if node is None:
             node = cast(BaseNode[StateT, DepsT, RunEndT], self._next_node)
         edges = self._edges_by_class.get(type(node))
+        of_graph_class = edges is not None
         if edges is None:
             if not isinstance(node, BaseNode):
                 raise TypeError(f'`next` must be called with a `BaseNode` instance, got {node!r}.')
@@ -768,8 +776,15 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
             runner.ctx = self._context()
         self.steps += 1
         runner.edges = edges
-        # `node.get_snapshot_id()`, without the call once the node has its id.
-        snapshot_id = node.__dict__.get(_SNAPSHOT_ID_ATTR) or node.get_snapshot_id()
+        # `node.get_snapshot_id()`, without the call once the node has its id, nor `get_node_id()` for the graph's
+        # own node classes (a start node, the only one without an id yet).
+        snapshot_id = node.__dict__.get(_SNAPSHOT_ID_ATTR)
+        if snapshot_id is None:
+            if of_graph_class:
+                # What `get_snapshot_id` stores, without `object.__setattr__` (nodes may be frozen).
+                snapshot_id = node.__dict__[_SNAPSHOT_ID_ATTR] = _nodes.generate_snapshot_id(edges.node_id)
+            else:
+                snapshot_id = node.get_snapshot_id()
         return self.persistence.record_step(snapshot_id, self.state, node, runner, snapshot_id == runner.snapshot_id)
 
     def __aiter__(self) -> AsyncIterator[BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]]:

@@ -136,7 +136,15 @@ class SimpleStatePersistence(BaseStatePersistence[StateT, RunEndT]):
                 snapshot.error = NodeError.from_exception(e)
             raise
         if isinstance(next_node, End):
-            self.last_snapshot = EndSnapshot(state=state, result=next_node, id=next_id)
+            # `EndSnapshot(state=state, result=next_node, id=next_id)`, without its `__init__` and `__post_init__`.
+            end_snapshot = self.last_snapshot = _new(EndSnapshot)
+            end_snapshot.__dict__ = {
+                'state': state,
+                'result': next_node,
+                'ts': _now(_UTC),
+                'kind': 'end',
+                'id': next_id,
+            }
         else:
             # `NodeSnapshot.fast(state, next_node, next_id)`, without its call.
             next_snapshot = self.last_snapshot = _new(NodeSnapshot)
