@@ -386,7 +386,9 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         pydantic-graph lets a run start without a state.
         """
         expected: Any = self.inferred_types[0]
-        if state is None or not isinstance(expected, type) or typing_extensions.is_typeddict(expected):
+        if state is None or type(state) is expected:  # (the common case, with none of the checks below)
+            return
+        if not isinstance(expected, type) or typing_extensions.is_typeddict(expected):
             return
         try:
             matches = isinstance(state, expected) or (expected is float and isinstance(state, int))
