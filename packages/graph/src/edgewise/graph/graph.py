@@ -38,6 +38,9 @@ __all__ = ('Graph', 'GraphRun', 'GraphRunResult')
 _T = TypeVar('_T')
 
 
+_new = object.__new__
+
+
 class _Unset:
     """Marks an argument that was not given."""
 
@@ -716,8 +719,9 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
 
     def _context(self) -> GraphRunContext[StateT, DepsT]:
         """The context nodes run with, linked to this run (for `ctx.emit`, `ctx.run_subgraph` and fan-outs)."""
-        ctx = GraphRunContext(state=self.state, deps=self.deps)
-        ctx.__dict__[_LINK_ATTR] = self._link
+        # `GraphRunContext(state=self.state, deps=self.deps)` and the link, without its `__init__` (once a run).
+        ctx: GraphRunContext[StateT, DepsT] = _new(GraphRunContext)
+        ctx.__dict__ = {'state': self.state, 'deps': self.deps, _LINK_ATTR: self._link}
         return ctx
 
     @property
