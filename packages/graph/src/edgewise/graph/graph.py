@@ -18,7 +18,7 @@ from . import _instrument
 from . import nodes as _nodes
 from ._diagram_style import DEFAULT_HIGHLIGHT_CSS
 from ._edges import comma_and
-from ._runs import RunLink
+from ._runs import RunLink, RunOpening
 from ._step_runner import _Edges, _Runner
 from ._stream import GraphEventStream, stream_events
 from .exceptions import (
@@ -211,7 +211,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         of the `run graph {name}` span it would otherwise open. The `GraphRun` yields the start node first
         (not yet run), then each node as it becomes next, and the `End` last.
         """
-        return _RunOpening(self, start_node, state, deps, persistence, span, infer_name, max_steps)
+        return RunOpening(GraphRun, self, start_node, state, deps, persistence, span, infer_name, max_steps)
 
     @asynccontextmanager
     async def _iter(
@@ -595,67 +595,6 @@ class _NullContext:
 
 
 _NULL_CONTEXT = _NullContext()
-
-
-class _RunOpening(Generic[StateT, DepsT, RunEndT]):
-    """What `Graph.iter` returns: the context manager that opens a new run when entered.
-
-    A plain class rather than `@asynccontextmanager` (a generator and its wrapper per run). A run in memory with no
-    span of its own, as every agent run without a persistence is, has nothing to claim, set up or trace: it is
-    opened here at once; any other run is opened by `Graph._iter`.
-    """
-
-    __slots__ = ('_deps', '_graph', '_infer_name', '_max_steps', '_opened', '_persistence', '_span', '_start', '_state')
-
-    def __init__(
-        self,
-        graph: Graph[StateT, DepsT, RunEndT],
-        start_node: BaseNode[StateT, DepsT, RunEndT],
-        state: StateT,
-        deps: DepsT,
-        persistence: BaseStatePersistence[StateT, RunEndT] | None,
-        span: AbstractContextManager[Any] | None,
-        infer_name: bool,
-        max_steps: int | None,
-    ) -> None:
-        self._graph = graph
-        self._start = start_node
-        self._state = state
-        self._deps = deps
-        self._persistence = persistence
-        self._span = span
-        self._infer_name = infer_name
-        self._max_steps = max_steps
-        self._opened: AbstractAsyncContextManager[GraphRun[StateT, DepsT, RunEndT]] | None = None
-
-    async def __aenter__(self) -> GraphRun[StateT, DepsT, RunEndT]:
-        graph = self._graph
-        if self._infer_name and graph.name is None:
-            graph._infer_name(inspect.currentframe())  # (the frame above it is the `async with`'s)
-        graph._check_state(self._state)
-        if self._persistence is None and self._span is None and not (graph.auto_instrument and _instrument.TRACING):
-            # What `_iter` yields for a new `SimpleStatePersistence`, whose `set_graph_types` and `claim_run` do
-            # nothing, in the span of an untraced graph, which does nothing either.
-            return GraphRun(
-                graph=graph,
-                start_node=self._start,
-                persistence=SimpleStatePersistence(),
-                state=self._state,
-                deps=self._deps,
-                max_steps=self._max_steps,
-            )
-        opened = self._opened = graph._iter(
-            self._start, self._state, self._deps, self._persistence, self._span, self._max_steps
-        )
-        return await opened.__aenter__()
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: types.TracebackType | None
-    ) -> bool | None:
-        opened = self._opened
-        if opened is None:
-            return None
-        return await opened.__aexit__(exc_type, exc, tb)
 
 
 def _caller(frame: types.FrameType | None) -> types.FrameType | None:
