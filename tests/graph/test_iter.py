@@ -5,11 +5,14 @@
 
 from __future__ import annotations
 
+import itertools
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import pytest
 
-from edgewise.graph import BaseStatePersistence, End, Graph, GraphRuntimeError, NodeSnapshot
+import edgewise.graph.nodes
+from edgewise.graph import BaseStatePersistence, End, Graph, GraphRuntimeError, NodeSnapshot, _instrument
 from edgewise.graph.exceptions import StepLimitExceeded
 
 from ._counting import Check, Counter, Deps, Increment, counting_graph
@@ -201,3 +204,73 @@ async def test_a_returned_node_with_the_id_of_a_declared_node_is_accepted(
     graph = Graph(nodes=(Start, Check, Increment))
     result = await graph.run(Start(), state=Counter(), deps=Deps(1), persistence=persistence)
     assert result.output == 7
+
+
+# --- the in-memory opening against the general one ------------------------------------------------------------
+
+
+def _spy_general_opening(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Count the runs opened through `Graph._iter` (the opening of any persistence and span), untraced."""
+    monkeypatch.setattr(_instrument, 'TRACING', False)
+    opened: list[object] = []
+    general = Graph._iter
+
+    def counted(self: Graph[Any, Any, Any], *args: Any) -> Any:
+        opened.append(self)
+        return general(self, *args)
+
+    monkeypatch.setattr(Graph, '_iter', counted)
+    return opened
+
+
+async def _observed_run(monkeypatch: pytest.MonkeyPatch, span: AbstractContextManager[Any] | None) -> tuple[Any, ...]:
+    """Everything a caller sees of a counting run opened without a persistence (ids from 1 on)."""
+    ids = itertools.count(1)
+    monkeypatch.setattr(edgewise.graph.nodes, 'generate_snapshot_id', lambda node_id: f'{node_id}:{next(ids)}')
+    state, deps = Counter(), Deps(target=2)
+    unnamed = Graph(nodes=(Increment, Check))
+    seen: list[tuple[Any, ...]] = []
+    async with unnamed.iter(Increment(), state=state, deps=deps, span=span, max_steps=10) as run:
+        async for node in run:
+            last = run.persistence.last_snapshot  # type: ignore[attr-defined]
+            seen.append((node, run.steps, last and (last.id, last.kind, getattr(last, 'status', None))))
+    assert run.result is not None
+    kept = (type(run.persistence), run.state is state, run.deps is deps, run.max_steps, run.result.output)
+    return unnamed.name, kept, seen
+
+
+async def test_a_run_opened_in_memory_is_the_run_the_general_opening_yields(monkeypatch: pytest.MonkeyPatch) -> None:
+    opened = _spy_general_opening(monkeypatch)
+    in_memory = await _observed_run(monkeypatch, None)
+    assert opened == []  # opened by `iter`'s context manager itself
+    general = await _observed_run(monkeypatch, nullcontext())
+    assert len(opened) == 1
+
+    assert in_memory == general
+    assert in_memory[0] == 'unnamed'  # the name of the variable, inferred on entry
+    assert in_memory[2][-1] == (End(2), 4, ('end:5', 'end', None))
+
+
+class Stop(Exception):
+    pass
+
+
+async def _failing_block(span: AbstractContextManager[Any] | None, runs: list[Any]) -> None:
+    async with counting_graph.iter(Increment(), state=Counter(), deps=Deps(1), span=span) as run:
+        runs.append(run)
+        await run.next()
+        raise Stop
+
+
+async def test_an_error_leaves_a_run_opened_in_memory_as_it_leaves_the_general_opening(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened = _spy_general_opening(monkeypatch)
+    outcomes = []
+    for span in (None, nullcontext()):
+        runs: list[Any] = []
+        with pytest.raises(Stop) as exc_info:
+            await _failing_block(span, runs)
+        outcomes.append((type(exc_info.value), runs[0].steps, runs[0].next_node))
+    assert len(opened) == 1
+    assert outcomes == [(Stop, 1, Check())] * 2

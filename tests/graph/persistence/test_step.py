@@ -161,7 +161,16 @@ def _fields(snapshot: Snapshot[Any, Any] | None) -> tuple[Any, ...]:
     if isinstance(snapshot, NodeSnapshot):
         return ('node', snapshot.id, snapshot.node, snapshot.status, snapshot.start_ts is not None, snapshot.duration)
     assert isinstance(snapshot, EndSnapshot)
-    return ('end', snapshot.id, snapshot.result, snapshot.state)
+    # Its fields as its `__init__` sets them (the inlined step builds it without it), the time in UTC.
+    return (
+        'end',
+        snapshot.id,
+        snapshot.result,
+        snapshot.state,
+        snapshot.kind,
+        snapshot.ts.tzinfo,
+        list(vars(snapshot)),
+    )
 
 
 async def _steps(persistence: SimpleStatePersistence[Any, Any]) -> list[tuple[Any, ...]]:

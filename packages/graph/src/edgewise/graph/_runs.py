@@ -1,4 +1,5 @@
-"""What a run reaches through its node contexts: its event stream, and the child runs it starts.
+"""How a run is opened (`RunOpening`), and what it reaches through its node contexts: its event stream, and the
+child runs it starts.
 
 A child run (a subgraph run, a branch of a fan-out) is a run of its own, in a persistence of the same kind as
 its parent's: with a durable store, under the run id `'<parent run id>/<name>'`. When the parent's step is run
@@ -8,12 +9,17 @@ child's output is read back, an unfinished one is resumed, a child never started
 
 from __future__ import annotations as _annotations
 
+import inspect
+import types
 import weakref
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import anyio
 
+from . import _instrument
 from ._copy import copy_into, deep_copy
 from .exceptions import BranchFailedError, GraphRuntimeError
 from .nodes import BaseNode, End
@@ -23,7 +29,85 @@ from .persistence.in_mem import FullStatePersistence, SimpleStatePersistence
 if TYPE_CHECKING:
     from .fork import Fork
 
-__all__ = ('EventSink', 'RunLink', 'drive', 'child_persistence')
+__all__ = ('EventSink', 'RunLink', 'RunOpening', 'drive', 'child_persistence')
+
+_RunT = TypeVar('_RunT')
+
+
+class RunOpening(Generic[_RunT]):
+    """What `Graph.iter` returns: the context manager that opens a new run (a `GraphRun`, made by `make_run`) when
+    entered.
+
+    A plain class rather than `@asynccontextmanager` (a generator and its wrapper per run). A run in memory with no
+    span of its own, as every agent run without a persistence is, has nothing to claim, set up or trace: it is
+    opened here at once; any other run is opened by the graph's `_iter`.
+    """
+
+    __slots__ = (
+        '_deps',
+        '_graph',
+        '_infer_name',
+        '_make_run',
+        '_max_steps',
+        '_opened',
+        '_persistence',
+        '_span',
+        '_start',
+        '_state',
+    )
+
+    def __init__(
+        self,
+        make_run: Callable[..., _RunT],
+        graph: Any,
+        start_node: BaseNode[Any, Any, Any],
+        state: Any,
+        deps: Any,
+        persistence: BaseStatePersistence[Any, Any] | None,
+        span: AbstractContextManager[Any] | None,
+        infer_name: bool,
+        max_steps: int | None,
+    ) -> None:
+        self._make_run = make_run
+        self._graph = graph
+        self._start = start_node
+        self._state = state
+        self._deps = deps
+        self._persistence = persistence
+        self._span = span
+        self._infer_name = infer_name
+        self._max_steps = max_steps
+        self._opened: AbstractAsyncContextManager[_RunT] | None = None
+
+    async def __aenter__(self) -> _RunT:
+        graph = self._graph
+        if self._infer_name and graph.name is None:
+            graph._infer_name(inspect.currentframe())  # (the frame above it is the `async with`'s)
+        graph._check_state(self._state)
+        if self._persistence is None and self._span is None and not (graph.auto_instrument and _instrument.TRACING):
+            # What `_iter` yields for a new `SimpleStatePersistence`, whose `set_graph_types` and `claim_run` do
+            # nothing, in the span of an untraced graph, which does nothing either.
+            return self._make_run(
+                graph=graph,
+                start_node=self._start,
+                persistence=SimpleStatePersistence(),
+                state=self._state,
+                deps=self._deps,
+                max_steps=self._max_steps,
+            )
+        opened: AbstractAsyncContextManager[_RunT] = graph._iter(
+            self._start, self._state, self._deps, self._persistence, self._span, self._max_steps
+        )
+        self._opened = opened
+        return await opened.__aenter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: types.TracebackType | None
+    ) -> bool | None:
+        opened = self._opened
+        if opened is None:
+            return None
+        return await opened.__aexit__(exc_type, exc, tb)
 
 
 # How long a consumer that has caught up with a busy run may leave new events waiting before it looks again.

@@ -27,6 +27,7 @@ class _Edges:
     can_end: bool
     any_node: bool
     next_classes: frozenset[type[Any]] = frozenset()
+    """The classes of the nodes it may go to next, and `End` if it may end the run: what needs no further check."""
 
 
 _NO_EDGES = _Edges('', frozenset(), can_end=False, any_node=False)
@@ -38,12 +39,13 @@ class _Runner(Generic[StateT, DepsT, RunEndT]):
     One per run, reused for every step, and apart from `GraphRun` so that its methods are not the run's API.
     """
 
-    __slots__ = ('_edges_by_class', '_traced', 'ctx', 'edges', 'snapshot_id')
+    __slots__ = ('_edges_by_class', '_ids_by_class', '_traced', 'ctx', 'edges', 'snapshot_id')
 
     def __init__(
         self,
         ctx: GraphRunContext[StateT, DepsT],
         edges_by_class: dict[type[Any], _Edges],
+        ids_by_class: dict[type[Any], str],
         *,
         traced: bool,
         snapshot_id: str | None,
@@ -55,6 +57,7 @@ class _Runner(Generic[StateT, DepsT, RunEndT]):
         self.snapshot_id = snapshot_id
         """The id of the latest snapshot the run knows is stored (or about to be)."""
         self._edges_by_class = edges_by_class
+        self._ids_by_class = ids_by_class
         self._traced = traced
 
     def run(self, node: BaseNode[StateT, DepsT, RunEndT]) -> Awaitable[BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]]:
@@ -72,17 +75,18 @@ class _Runner(Generic[StateT, DepsT, RunEndT]):
 
     def finish(self, next_node: BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]) -> str:
         """Check what the node returned against its edges, and draw the id of its snapshot."""
-        if type(next_node) not in self.edges.next_classes:
+        kind = type(next_node)
+        if kind not in self.edges.next_classes:
             self._check_next(next_node)
-        # `next_node.get_snapshot_id()`, without `get_node_id()` for the graph's own node classes.
+        # `next_node.get_snapshot_id()`, without `get_node_id()` for `End` and the graph's own node classes.
         snapshot_id: str | None = next_node.__dict__.get(_SNAPSHOT_ID_ATTR)
         if snapshot_id is None:
-            next_edges = self._edges_by_class.get(type(next_node))
-            if next_edges is None:
+            node_id = self._ids_by_class.get(kind)
+            if node_id is None:
                 snapshot_id = next_node.get_snapshot_id()
             else:
                 # What `get_snapshot_id` stores, without `object.__setattr__` (nodes may be frozen).
-                snapshot_id = next_node.__dict__[_SNAPSHOT_ID_ATTR] = _nodes.generate_snapshot_id(next_edges.node_id)
+                snapshot_id = next_node.__dict__[_SNAPSHOT_ID_ATTR] = _nodes.generate_snapshot_id(node_id)
         self.snapshot_id = snapshot_id
         return snapshot_id
 

@@ -15,9 +15,10 @@ import anyio
 import typing_extensions
 
 from . import _instrument
+from . import nodes as _nodes
 from ._diagram_style import DEFAULT_HIGHLIGHT_CSS
 from ._edges import comma_and
-from ._runs import RunLink
+from ._runs import RunLink, RunOpening
 from ._step_runner import _Edges, _Runner
 from ._stream import GraphEventStream, stream_events
 from .exceptions import (
@@ -35,6 +36,9 @@ if TYPE_CHECKING:  # (loaded when a diagram is drawn: a run never needs it)
 __all__ = ('Graph', 'GraphRun', 'GraphRunResult')
 
 _T = TypeVar('_T')
+
+
+_new = object.__new__
 
 
 class _Unset:
@@ -123,8 +127,13 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         # Looking edges up by class skips `get_node_id()` on every step.
         self._edges_by_class: dict[type[Any], _Edges] = {d.node: self._edges[i] for i, d in self.node_defs.items()}
         for edges in self._edges.values():
-            classes = frozenset(self.node_defs[i].node for i in edges.next_ids if i in self.node_defs)
-            object.__setattr__(edges, 'next_classes', classes)
+            classes: set[type[Any]] = {self.node_defs[i].node for i in edges.next_ids if i in self.node_defs}
+            if edges.can_end or edges.any_node:
+                classes.add(End)
+            object.__setattr__(edges, 'next_classes', frozenset(classes))
+        # The node id each snapshot id starts with, by the class of the node (or end) it is drawn for.
+        self._ids_by_class: dict[type[Any], str] = {d.node: i for i, d in self.node_defs.items()}
+        self._ids_by_class[End] = 'end'
 
     async def run(
         self,
@@ -185,8 +194,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         )
         return anyio.run(run)
 
-    @asynccontextmanager
-    async def iter(
+    def iter(
         self,
         start_node: BaseNode[StateT, DepsT, RunEndT],
         *,
@@ -196,16 +204,26 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         span: AbstractContextManager[Any] | None = None,
         infer_name: bool = True,
         max_steps: int | None = None,
-    ) -> AsyncIterator[GraphRun[StateT, DepsT, RunEndT]]:
+    ) -> AbstractAsyncContextManager[GraphRun[StateT, DepsT, RunEndT]]:
         """Start a run that is driven step by step: `async for node in run` or `await run.next()`.
 
         Takes the same arguments as `run`, and `span`: a span (context manager) to run the graph in instead
         of the `run graph {name}` span it would otherwise open. The `GraphRun` yields the start node first
         (not yet run), then each node as it becomes next, and the `End` last.
         """
-        if infer_name and self.name is None:
-            self._infer_name(_caller(inspect.currentframe()))
-        self._check_state(state)
+        return RunOpening(GraphRun, self, start_node, state, deps, persistence, span, infer_name, max_steps)
+
+    @asynccontextmanager
+    async def _iter(
+        self,
+        start_node: BaseNode[StateT, DepsT, RunEndT],
+        state: StateT,
+        deps: DepsT,
+        persistence: BaseStatePersistence[StateT, RunEndT] | None,
+        span: AbstractContextManager[Any] | None,
+        max_steps: int | None,
+    ) -> AsyncIterator[GraphRun[StateT, DepsT, RunEndT]]:
+        """What `iter` opens, for any persistence and span (the state checked and the name inferred already)."""
         if persistence is None:
             persistence = SimpleStatePersistence()
         persistence.set_graph_types(self)
@@ -371,7 +389,9 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         pydantic-graph lets a run start without a state.
         """
         expected: Any = self.inferred_types[0]
-        if state is None or not isinstance(expected, type) or typing_extensions.is_typeddict(expected):
+        if state is None or type(state) is expected:  # (the common case, with none of the checks below)
+            return
+        if not isinstance(expected, type) or typing_extensions.is_typeddict(expected):
             return
         try:
             matches = isinstance(state, expected) or (expected is float and isinstance(state, int))
@@ -631,14 +651,16 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         self._runner: _Runner[StateT, DepsT, RunEndT] = _Runner(
             self._context(),
             graph._edges_by_class,
+            graph._ids_by_class,
             traced=graph.auto_instrument and _instrument.TRACING,
             snapshot_id=snapshot_id,
         )
 
     def _context(self) -> GraphRunContext[StateT, DepsT]:
         """The context nodes run with, linked to this run (for `ctx.emit`, `ctx.run_subgraph` and fan-outs)."""
-        ctx = GraphRunContext(state=self.state, deps=self.deps)
-        ctx.__dict__[_LINK_ATTR] = self._link
+        # `GraphRunContext(state=self.state, deps=self.deps)` and the link, without its `__init__` (once a run).
+        ctx: GraphRunContext[StateT, DepsT] = _new(GraphRunContext)
+        ctx.__dict__ = {'state': self.state, 'deps': self.deps, _LINK_ATTR: self._link}
         return ctx
 
     @property
@@ -681,6 +703,7 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         if node is None:
             node = cast(BaseNode[StateT, DepsT, RunEndT], self._next_node)
         edges = self._edges_by_class.get(type(node))
+        of_graph_class = edges is not None
         if edges is None:
             if not isinstance(node, BaseNode):
                 raise TypeError(f'`next` must be called with a `BaseNode` instance, got {node!r}.')
@@ -698,8 +721,15 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
             runner.ctx = self._context()
         self.steps += 1
         runner.edges = edges
-        # `node.get_snapshot_id()`, without the call once the node has its id.
-        snapshot_id = node.__dict__.get(_SNAPSHOT_ID_ATTR) or node.get_snapshot_id()
+        # `node.get_snapshot_id()`, without the call once the node has its id, nor `get_node_id()` for the graph's
+        # own node classes (a start node, the only one without an id yet).
+        snapshot_id = node.__dict__.get(_SNAPSHOT_ID_ATTR)
+        if snapshot_id is None:
+            if of_graph_class:
+                # What `get_snapshot_id` stores, without `object.__setattr__` (nodes may be frozen).
+                snapshot_id = node.__dict__[_SNAPSHOT_ID_ATTR] = _nodes.generate_snapshot_id(edges.node_id)
+            else:
+                snapshot_id = node.get_snapshot_id()
         return self.persistence.record_step(snapshot_id, self.state, node, runner, snapshot_id == runner.snapshot_id)
 
     def __aiter__(self) -> AsyncIterator[BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]]:

@@ -116,7 +116,18 @@ class SimpleStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         # snapshot says whether the node's is stored.
         last = self.last_snapshot
         if last is None or last.id != snapshot_id:
-            snapshot = self.last_snapshot = NodeSnapshot.fast(state, node, snapshot_id)
+            # `NodeSnapshot.fast(state, node, snapshot_id)`, without its call.
+            snapshot = self.last_snapshot = _new(NodeSnapshot)
+            snapshot.__dict__ = {
+                'state': state,
+                'node': node,
+                'start_ts': None,
+                'duration': None,
+                'status': 'created',
+                'kind': 'node',
+                'id': snapshot_id,
+                'error': None,
+            }
         elif isinstance(last, NodeSnapshot):
             snapshot = last
         else:  # pragma: no cover - ids of ends never match a node's
@@ -136,7 +147,15 @@ class SimpleStatePersistence(BaseStatePersistence[StateT, RunEndT]):
                 snapshot.error = NodeError.from_exception(e)
             raise
         if isinstance(next_node, End):
-            self.last_snapshot = EndSnapshot(state=state, result=next_node, id=next_id)
+            # `EndSnapshot(state=state, result=next_node, id=next_id)`, without its `__init__` and `__post_init__`.
+            end_snapshot = self.last_snapshot = _new(EndSnapshot)
+            end_snapshot.__dict__ = {
+                'state': state,
+                'result': next_node,
+                'ts': _now(_UTC),
+                'kind': 'end',
+                'id': next_id,
+            }
         else:
             # `NodeSnapshot.fast(state, next_node, next_id)`, without its call.
             next_snapshot = self.last_snapshot = _new(NodeSnapshot)
