@@ -274,3 +274,14 @@ async def test_an_error_leaves_a_run_opened_in_memory_as_it_leaves_the_general_o
         outcomes.append((type(exc_info.value), runs[0].steps, runs[0].next_node))
     assert len(opened) == 1
     assert outcomes == [(Stop, 1, Check())] * 2
+
+
+@pytest.mark.parametrize('span', [None, nullcontext()], ids=['in-memory', 'general'])
+async def test_an_opening_entered_twice_is_refused(monkeypatch: pytest.MonkeyPatch, span: Any) -> None:
+    _spy_general_opening(monkeypatch)
+    opening = counting_graph.iter(Increment(), state=Counter(), deps=Deps(1), span=span)
+    async with opening:
+        pass
+    with pytest.raises(RuntimeError, match=r'entered already: call `graph.iter\(...\)` again'):
+        async with opening:
+            pass  # pragma: no cover - refused on entry

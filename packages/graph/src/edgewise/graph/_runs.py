@@ -45,6 +45,7 @@ class RunOpening(Generic[_RunT]):
 
     __slots__ = (
         '_deps',
+        '_entered',
         '_graph',
         '_infer_name',
         '_make_run',
@@ -78,8 +79,12 @@ class RunOpening(Generic[_RunT]):
         self._infer_name = infer_name
         self._max_steps = max_steps
         self._opened: AbstractAsyncContextManager[_RunT] | None = None
+        self._entered = False
 
     async def __aenter__(self) -> _RunT:
+        if self._entered:
+            raise RuntimeError('This `iter(...)` was entered already: call `graph.iter(...)` again for another run.')
+        self._entered = True
         graph = self._graph
         if self._infer_name and graph.name is None:
             graph._infer_name(inspect.currentframe())  # (the frame above it is the `async with`'s)
