@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from edgewise.agent import Agent, RunContext, UserError
+from edgewise.agent import Agent, ModelRetry, RunContext, UserError
 from edgewise.agent._run import options
 from edgewise.agent._run.deps import _CONTEXT_TEMPLATE, GraphAgentDeps
-from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart
+from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.native_tools import MCPServerTool, WebSearchTool
@@ -53,6 +53,59 @@ async def test_a_run_context_equals_one_made_by_its_constructor() -> None:
     assert (made[2].tool_name, made[2].tool_call_id) == (None, 'c')
     assert seen[0].tool_name == 'probe'
     assert seen[0].max_retries == 1
+
+
+async def test_a_tools_run_context_carries_the_values_of_its_run() -> None:
+    seen: list[RunContext[str]] = []
+    agent = Agent('test', deps_type=str, name='prober')
+
+    @agent.tool(retries=3)
+    def probe(ctx: RunContext[str], n: int) -> int:
+        seen.append(ctx)
+        if ctx.retry == 0:
+            raise ModelRetry('once more')
+        return n
+
+    result = await agent.run('hi', deps='the deps', metadata={'k': 'v'}, timeout=60)
+    first, second = seen
+    calls = [p for m in result.all_messages() for p in getattr(m, 'parts', ()) if isinstance(p, ToolCallPart)]
+    for ctx, call, retry, step in ((first, calls[0], 0, 1), (second, calls[1], 1, 2)):
+        assert ctx.deps == 'the deps'
+        assert ctx.model.model_name == 'test'
+        assert ctx.model_id == 'test'
+        assert ctx.prompt == 'hi'
+        assert ctx.tool_name == 'probe'
+        assert ctx.tool_call_id == call.tool_call_id
+        assert ctx.retry == retry
+        assert ctx.max_retries == 3
+        assert ctx.run_step == step
+        assert ctx.run_id == result.run_id
+        assert ctx.conversation_id == result.conversation_id
+        assert ctx.metadata == {'k': 'v'}
+        assert ctx.deadline is not None
+        assert ctx.agent is agent
+        assert ctx.tool_manager is not None
+        assert ctx.capabilities == {}
+        assert ctx.instrumentation_version == 5
+        assert ctx.validation_context is None
+        assert ctx.partial_output is False
+        assert ctx.tool_call_approved is False
+    assert first.deadline == second.deadline
+
+
+async def test_an_output_validators_run_context_counts_its_retries() -> None:
+    seen: list[tuple[int, int]] = []
+    agent = Agent(TestModel(custom_output_text='out'), retries={'output': 2})
+
+    @agent.output_validator
+    def check(ctx: RunContext[None], output: str) -> str:
+        seen.append((ctx.retry, ctx.max_retries))
+        if ctx.retry < 2:
+            raise ModelRetry('again')
+        return output
+
+    assert (await agent.run('hi')).output == 'out'
+    assert seen == [(0, 2), (1, 2), (2, 2)]
 
 
 async def test_made_deps_equal_constructed_ones_and_share_no_mutable_default() -> None:

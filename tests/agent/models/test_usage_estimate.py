@@ -14,11 +14,13 @@ from edgewise.agent._loop.empty_response import no_output_answer
 from edgewise.agent._messages.usage_counts import token_usage
 from edgewise.agent.messages import (
     BinaryImage,
+    CompactionPart,
     FilePart,
     ModelMessage,
     ModelRequest,
     ModelResponse,
     ModelResponsePart,
+    SpeechPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -78,8 +80,21 @@ _ANSWERS: list[list[ModelResponsePart]] = [
 ]
 
 
-@pytest.mark.parametrize('parts', _ANSWERS)
-def test_the_estimate_of_an_answer_is_that_of_its_response(parts: list[ModelResponsePart]) -> None:
+# (input, output) tokens of each request of the growing conversation below, answered by each answer: the figures
+# the estimate gave before `estimate_answer` existed (from the response's messages, one by one).
+_EXPECTED = [
+    [(52, 0), (52, 1), (57, 1)],
+    [(52, 4), (52, 5), (57, 5)],
+    [(52, 3), (52, 4), (57, 4)],
+    [(52, 4), (52, 5), (57, 5)],
+    [(52, 4), (52, 5), (57, 5)],
+]
+
+
+@pytest.mark.parametrize(('parts', 'expected'), list(zip(_ANSWERS, _EXPECTED, strict=True)))
+def test_the_estimate_of_an_answer_is_that_of_its_response(
+    parts: list[ModelResponsePart], expected: list[tuple[int, int]]
+) -> None:
     history: list[ModelMessage] = [
         ModelRequest([UserPromptPart('hi there')]),
         ModelResponse([TextPart('hello')]),
@@ -88,8 +103,9 @@ def test_the_estimate_of_an_answer_is_that_of_its_response(parts: list[ModelResp
     by_answer, by_response = UsageEstimator(), UsageEstimator()
     for count in range(1, len(history) + 1):  # each request of a growing conversation
         sent = history[:count]
-        expected = by_response.estimate(sent, ModelResponse(parts=list(parts)))
-        assert by_answer.estimate_answer(sent, parts) == expected
+        usage = by_answer.estimate_answer(sent, parts)
+        assert usage == by_response.estimate(sent, ModelResponse(parts=list(parts)))
+        assert (usage.input_tokens, usage.output_tokens) == expected[count - 1]
 
 
 @pytest.mark.parametrize(
@@ -101,6 +117,9 @@ def test_the_estimate_of_an_answer_is_that_of_its_response(parts: list[ModelResp
         [ThinkingPart('hmm'), TextPart('')],
         [ThinkingPart('hmm'), TextPart('answer')],
         [FilePart(BinaryImage(b'\x89PNG', media_type='image/png'))],
+        [SpeechPart(speaker='assistant', transcript='spoken')],
+        [SpeechPart(speaker='assistant')],
+        [CompactionPart(content='summary')],
     ],
 )
 def test_a_response_with_text_has_something_to_act_on(parts: list[ModelResponsePart]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations as _annotations
 
 import functools
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 from .._messages.usage_counts import RequestUsage, token_usage
@@ -121,8 +122,9 @@ class UsageEstimator:
 
     def __init__(self) -> None:
         # id(list) -> (messages counted, last message counted, request tokens, response tokens), the conversation
-        # seen last at the end (a dict keeps its insertion order: one seen again is taken out and put back)
-        self._seen: dict[int, tuple[int, ModelMessage | None, int, int]] = {}
+        # seen last at the end (one seen again is taken out and put back). An `OrderedDict`: its `popitem` drops the
+        # oldest in one step, where threads sharing the model (and so the estimator) could both pick the same key.
+        self._seen: OrderedDict[int, tuple[int, ModelMessage | None, int, int]] = OrderedDict()
 
     def estimate(self, messages: Sequence[ModelMessage], extra: ModelMessage) -> RequestUsage:
         """The estimated usage of a request with `messages`, answered by `extra`."""
@@ -148,7 +150,7 @@ class UsageEstimator:
                 response_tokens += _response_tokens(message.parts)
         seen[key] = (len(messages), messages[-1] if messages else None, request_tokens, response_tokens)
         if len(seen) > _CACHE_SIZE:
-            del seen[next(iter(seen))]  # the conversation seen longest ago
+            seen.popitem(last=False)  # the conversation seen longest ago
         return token_usage(REQUEST_OVERHEAD + request_tokens + extra_request, response_tokens + extra_response)
 
 
