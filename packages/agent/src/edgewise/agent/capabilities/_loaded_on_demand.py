@@ -110,8 +110,6 @@ def capability_registry(capabilities: Sequence[AbstractCapability[Any]]) -> dict
 def deferred_run_capabilities(capabilities: list[AbstractCapability[Any]]) -> list[AbstractCapability[Any]]:
     """`capabilities` with each deferred one behind a `DeferredCapabilityGate` and a `DeferredCapabilityLoader`
     last (unless one is already there); `capabilities` itself when none is deferred."""
-    if not capabilities:
-        return capabilities
     if not any(c.defer_loading for c in _leaves(capabilities)):
         return capabilities
     gated = [_gated(c) for c in capabilities]

@@ -41,7 +41,8 @@ class RequestDeadline:
     @classmethod
     def start(cls, model_name: str, settings: Mapping[str, Any] | None, *, stream: bool) -> RequestDeadline | None:
         """The deadlines of a request starting now; `None` when neither setting applies."""
-        settings = settings or {}
+        if not settings:  # (most requests)
+            return None
         timeout = settings.get('request_timeout')
         first_event_timeout = settings.get('first_event_timeout') if stream else None
         if timeout is None and first_event_timeout is None:

@@ -29,10 +29,7 @@ __all__ = ('timed_request', 'timed_stream')
 def _start(model: Model, settings: ModelSettings | None, *, stream: bool) -> RequestDeadline | None:
     if not model._starts_request_deadline():  # a `FallbackModel` starts one per model it tries
         return None
-    merged = merge_model_settings(model.settings, settings)
-    if not merged:  # no settings, so no timeout (most requests)
-        return None
-    return RequestDeadline.start(model.model_name, merged, stream=stream)
+    return RequestDeadline.start(model.model_name, merge_model_settings(model.settings, settings), stream=stream)
 
 
 async def timed_request(

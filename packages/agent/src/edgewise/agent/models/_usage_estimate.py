@@ -49,7 +49,7 @@ def estimate_tokens(content: str | Sequence[UserContent]) -> int:
     if not content:
         return 0
     if isinstance(content, str):
-        return 1 if content.isalnum() else _word_count(content)  # (see `_word_count`)
+        return _word_count(content)
     tokens = 0
     for item in content:
         if isinstance(item, str | TextContent):

@@ -116,18 +116,7 @@ class SimpleStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         # snapshot says whether the node's is stored.
         last = self.last_snapshot
         if last is None or last.id != snapshot_id:
-            # `NodeSnapshot.fast(state, node, snapshot_id)`, without its call.
-            snapshot = self.last_snapshot = _new(NodeSnapshot)
-            snapshot.__dict__ = {
-                'state': state,
-                'node': node,
-                'start_ts': None,
-                'duration': None,
-                'status': 'created',
-                'kind': 'node',
-                'id': snapshot_id,
-                'error': None,
-            }
+            snapshot = self.last_snapshot = NodeSnapshot.fast(state, node, snapshot_id)
         elif isinstance(last, NodeSnapshot):
             snapshot = last
         else:  # pragma: no cover - ids of ends never match a node's
