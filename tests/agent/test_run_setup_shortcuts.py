@@ -10,11 +10,16 @@ import pytest
 
 from edgewise.agent import Agent, ModelRetry, RunContext, UserError
 from edgewise.agent._run import options
-from edgewise.agent._run.deps import _CONTEXT_TEMPLATE, GraphAgentDeps
+from edgewise.agent._run.deps import _CONTEXT_TEMPLATE, _DEPS_DEFAULTS, GraphAgentDeps
+from edgewise.agent._run.options import AgentRetries
+from edgewise.agent.agent._run_setup import configure_run
+from edgewise.agent.agent._toolsets import AgentFunctionToolset
+from edgewise.agent.capabilities import Thinking
 from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.native_tools import MCPServerTool, WebSearchTool
+from edgewise.agent.toolsets._tool_search import ToolSearchToolset
 
 pytestmark = pytest.mark.anyio
 
@@ -164,3 +169,76 @@ async def test_an_agents_own_native_tools_of_one_id_that_differ_are_refused_at_t
         agent = Agent(FunctionModel(answer), builtin_tools=[TENANT_A, TENANT_B])
     with pytest.raises(UserError, match='conflicting definitions in agent capabilities'):
         await agent.run('hi')
+
+
+async def test_made_deps_refuse_a_name_that_is_no_field_of_init_when_every_required_one_is_given() -> None:
+    async with Agent(TestModel()).iter('hi') as run:
+        deps = run.ctx.deps
+    given = {f.name: getattr(deps, f.name) for f in dataclasses.fields(deps) if f.init}
+    # `made` tells a name `__init__` does not take by the size of the defaults updated with `given`: the defaults
+    # must hold exactly the fields `__init__` takes.
+    assert set(_DEPS_DEFAULTS) == {f.name for f in dataclasses.fields(GraphAgentDeps) if f.init}
+    for extra in ('listing', 'no_such_field'):
+        wrong: dict[str, Any] = {**given, extra: None}
+        with pytest.raises(TypeError) as made:
+            GraphAgentDeps.made(**wrong)
+        with pytest.raises(TypeError) as constructed:
+            GraphAgentDeps(**wrong)
+        assert str(made.value) == str(constructed.value)
+        assert extra in str(made.value)
+
+
+def _configured(agent: Agent[Any, Any], **arguments: Any) -> GraphAgentDeps[Any, Any]:
+    return configure_run(
+        agent, model=None, deps=None, model_settings=None, usage_limits=None, instructions=None, output_type=None,
+        retries=AgentRetries(), persistence=None, **{'capabilities': None, **arguments},
+    )  # fmt: skip
+
+
+def _comparable(deps: GraphAgentDeps[Any, Any]) -> dict[str, Any]:
+    fresh = {f.name for f in dataclasses.fields(GraphAgentDeps) if f.default_factory is not dataclasses.MISSING}
+    return {name: value for name, value in vars(deps).items() if name not in fresh}
+
+
+@pytest.mark.parametrize('run_capabilities', [None, []])
+def test_the_deps_of_a_run_without_capabilities_are_those_of_the_long_way(run_capabilities: Any) -> None:
+    agent = Agent(TestModel(), instructions='be brief', model_settings={'temperature': 0.5})
+    short = _configured(agent, capabilities=run_capabilities)
+    long = _configured(agent, capabilities=run_capabilities, resolved=[])  # (through wrapping, gating, combining)
+    assert _comparable(short) == _comparable(long)
+    assert (short.root_capability, short.hooked, short.request_hooks) == (None, frozenset(), [])
+
+
+def test_the_capabilities_of_the_agent_an_override_or_the_run_take_the_long_way() -> None:
+    agent = Agent(TestModel())
+    with_agents = Agent(TestModel(), capabilities=[Thinking()])
+    assert _configured(with_agents).root_capability is not None
+    assert _configured(agent, capabilities=[Thinking()]).root_capability is not None
+    with agent.override(spec={'capabilities': [{'Thinking': {}}]}):
+        assert _configured(agent).root_capability is not None
+
+
+async def test_the_toolset_of_a_run_without_toolsets_is_the_one_its_for_run_gives() -> None:
+    agent = Agent(TestModel())
+    async with agent.iter('hi') as run:
+        toolset = run.ctx.deps.toolset
+        assert isinstance(toolset, ToolSearchToolset)
+        assert toolset.wrapped is agent._function_toolset
+        ctx = run.ctx.deps.run_context(run.ctx.state)
+        assert await toolset.for_run(ctx) is toolset  # the long way gives the toolset itself
+
+
+async def test_a_function_toolset_with_a_for_run_of_its_own_is_asked_with_the_run_context() -> None:
+    asked: list[RunContext[Any]] = []
+
+    class Asking(AgentFunctionToolset[Any]):
+        async def for_run(self, ctx: RunContext[Any]) -> Any:
+            asked.append(ctx)
+            return self
+
+    agent = Agent(TestModel())
+    agent._tools.function_toolset = Asking()
+    async with agent.iter('hi') as run:
+        assert isinstance(run.ctx.deps.toolset, ToolSearchToolset)
+    assert len(asked) == 1
+    assert asked[0].max_retries == 1

@@ -240,11 +240,13 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         Raises:
             TypeError: a required field is missing, or `given` names a field that `__init__` does not take.
         """
-        if not given.keys() >= _DEPS_REQUIRED or not given.keys() <= _DEPS_INIT:
+        if not given.keys() >= _DEPS_REQUIRED:
             return cls(**given)  # (its error)
-        deps = _new(cls)
         values = _DEPS_DEFAULTS.copy()
         values.update(given)
+        if len(values) != len(_DEPS_DEFAULTS):  # a name that is no field of `__init__` (the defaults hold every one)
+            return cls(**given)  # (its error)
+        deps = _new(cls)
         for name, factory in _DEPS_FACTORIES:
             if name not in given:
                 values[name] = factory()
@@ -375,7 +377,6 @@ _DEPS_FACTORIES = tuple(
 _DEPS_REQUIRED = frozenset(
     f.name for f in _DEPS_FIELDS if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
 )
-_DEPS_INIT = frozenset(f.name for f in _DEPS_FIELDS if f.init)
 
 
 def _keyed_literal(item: InstructionsItem) -> TypeIs[CapabilityInstructionRunner]:

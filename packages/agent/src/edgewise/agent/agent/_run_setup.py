@@ -98,6 +98,7 @@ if TYPE_CHECKING:
 
 _NO_TOOLSET_YET: AbstractAsyncContextManager[None] = nullcontext()  # a stored run's toolset comes with its graph run
 _NO_MODEL_CHOICE: AbstractAsyncContextManager[None] = nullcontext()  # the run's model was not picked by capabilities
+_NO_HOOKS: frozenset[str] = frozenset()
 
 
 class SetUpAgent(Protocol):
@@ -225,9 +226,10 @@ async def open_run(
                                 # The run's total usage, as pydantic-ai 2.x's format 5 gives it on the run span.
                                 settings = graph_deps.instrumentation
                                 run_span.set_attributes(settings.aggregated_usage_attributes(graph_run.state.usage))
-                    if (ended := agent_run.result) is not None:
+                    limits = graph_deps.usage_limits
+                    if limits.cost_limit is not None and (ended := agent_run.result) is not None:
                         # The run is over: a `cost_limit` that no response could be priced for is reported now, once.
-                        graph_deps.usage_limits.check_cost(ended.usage, messages=graph_run.state.message_history)
+                        limits.check_cost(ended.usage, messages=graph_run.state.message_history)
                     if finish is not None and not cancellation.cancel_requested:
                         finish(agent_run)
     except RunCancelled as exc:  # a nested run's (a sub-agent's, in a tool): this run's state is the one to give
@@ -300,18 +302,18 @@ async def new_run(
     history = validate_history(message_history)
     run_id = resolve_run_id(run_id, history)
     stored_by = None
-    if persistence is None:  # a durability capability stores the run
-        durability = durability_of(
-            [*agent._overrides.get().get('capabilities', agent._capabilities), *(capabilities or ())]
-        )
+    agent_capabilities = agent._overrides.get().get('capabilities', agent._capabilities)
+    capable = bool(capabilities or agent_capabilities)  # (a run without any skips looking through them)
+    if persistence is None and capable:  # a durability capability stores the run
+        durability = durability_of([*agent_capabilities, *(capabilities or ())])
         if durability is not None:
             persistence = stored_by = durability.persistence(run_id)
             run_id = getattr(persistence, 'run_id', run_id)
     capabilities = [c.for_agent(agent) for c in as_capabilities(capabilities)]  # bound once per run
     run_usage = usage or RunUsage()
     choice = await choose_model(
-        agent, model, combined_or_none(_run_capabilities(agent, capabilities)), deps=resolve_deps(agent, deps),
-        history=history, usage=run_usage,
+        agent, model, combined_or_none(_run_capabilities(agent, capabilities)) if capable else None,
+        deps=resolve_deps(agent, deps), history=history, usage=run_usage,
     )  # fmt: skip
     configure = partial(
         configure_run, agent, model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
@@ -416,8 +418,12 @@ def configure_run(
         raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
     schema = agent._output_schema if output_type is None else build_output_schema(output_type)
     schema = schema_for_profile(schema, model_used.profile)
-    caps = _run_capabilities(agent, capabilities)
-    caps = deferred_run_capabilities(caps if resolved is None else as_capabilities(resolved))
+    if resolved is not None:
+        caps = deferred_run_capabilities(as_capabilities(resolved))
+    elif capabilities or overrides.get('capabilities', agent._capabilities):
+        caps = deferred_run_capabilities(_run_capabilities(agent, capabilities))
+    else:
+        caps = []  # (a run without capabilities: none to wrap, gate, combine or ask for hooks)
     run_instructions = overrides.get('instructions')
     if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
         run_instructions = agent._instructions
@@ -443,7 +449,7 @@ def configure_run(
             "or return a callable from a capability's `get_model_settings()` (or give `model_settings` as a "
             'function of the run context) to vary `tool_choice` per step.'
         )
-    root = combined_or_none(caps)
+    root = combined_or_none(caps) if caps else None
     tracing = _instrument.TRACING and (traced_as is not None or agent._tracing(caps))  # (none without logfire)
     instrumentation = _run_instrumentation(agent, caps, traced_as)
     graph_deps: GraphAgentDeps[Any, Any] = GraphAgentDeps.made(
@@ -453,12 +459,10 @@ def configure_run(
         model=model_used,
         model_settings=static_settings,
         settings_resolver=resolver,
-        request_hooks=[c for c in caps if c.has_request_hook()],
+        request_hooks=[c for c in caps if c.has_request_hook()] if caps else [],
         root_capability=root,
-        hooked=frozenset(h for h in LIFECYCLE_HOOKS if root.overrides(h)) if root is not None else frozenset(),
-        native_tools=run_native_tools(
-            agent._overrides.get(), agent._native_tools, agent._capabilities, caps, native_tools
-        ),
+        hooked=frozenset(h for h in LIFECYCLE_HOOKS if root.overrides(h)) if root is not None else _NO_HOOKS,
+        native_tools=run_native_tools(overrides, agent._native_tools, agent._capabilities, caps, native_tools),
         tracing=tracing,
         instrumentation=instrumentation,
         trace_include_content=tracing and instrumentation.include_content,

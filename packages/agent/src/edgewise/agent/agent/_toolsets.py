@@ -125,6 +125,11 @@ class AgentToolsets(Generic[AgentDepsT]):
         if not _has_tool_search(root):  # every run searches deferred tools, as pydantic-ai adds `ToolSearch()`
             toolset = ToolSearchToolset(toolset)
             graph_deps.implicit_tool_search = True
+            if type(toolset.wrapped).for_run is AbstractToolset.for_run:
+                # The wrapper's `for_run` gives itself when the wrapped toolset's does (the default, which reads
+                # nothing of the run): no run context to make.
+                graph_deps.toolset = toolset
+                return toolset
         ctx = graph_deps.run_context(state, max_retries=default_retries)
         graph_deps.toolset = run_toolset = await toolset.for_run(ctx)
         return run_toolset
