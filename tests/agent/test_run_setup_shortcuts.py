@@ -15,11 +15,12 @@ from edgewise.agent._run.options import AgentRetries
 from edgewise.agent.agent._run_setup import configure_run
 from edgewise.agent.agent._toolsets import AgentFunctionToolset
 from edgewise.agent.capabilities import Thinking
-from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.native_tools import MCPServerTool, WebSearchTool
 from edgewise.agent.toolsets._tool_search import ToolSearchToolset
+from edgewise.agent.workspaces import WorkspaceRef
 
 pytestmark = pytest.mark.anyio
 
@@ -242,3 +243,18 @@ async def test_a_function_toolset_with_a_for_run_of_its_own_is_asked_with_the_ru
         assert isinstance(run.ctx.deps.toolset, ToolSearchToolset)
     assert len(asked) == 1
     assert asked[0].max_retries == 1
+
+
+@pytest.mark.parametrize('ref', [None, WorkspaceRef(provider='local', id='/tmp/x')], ids=['no-ref', 'ref'])
+async def test_a_run_without_workspace_capabilities_carries_the_workspace_of_its_history(ref: Any) -> None:
+    agent = Agent(TestModel())
+    history = [ModelRequest([UserPromptPart('before')]), ModelResponse([TextPart('ok')], workspace_ref=ref)]
+    async with agent.iter('hi', message_history=history) as run:
+        assert run.ctx.deps.carried_workspace_ref == ref
+        async for _ in run:
+            pass
+    assert run.result is not None
+    assert run.result.all_messages()[-1].workspace_ref == ref
+    with pytest.raises(UserError, match="workspace='new'"):  # one asked for takes the long way, and is refused
+        async with agent.iter('hi', message_history=history, workspace='new'):
+            pass  # pragma: no cover - refused on entry

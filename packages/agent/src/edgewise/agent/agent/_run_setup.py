@@ -322,11 +322,12 @@ async def new_run(
     )  # fmt: skip
     graph_deps = configure()
     overrides = agent._overrides.get()
-    history = close_interrupted_calls(history, user_prompt is not None)  # a history a cancelled run left
-    if len(history) > 1 and has_adjacent_same_kind(history):
-        history = merge_adjacent(history)  # as pydantic-ai keeps a given history
-    if deferred_tool_results is None:  # with results, a prompt follows the answers to the open calls
-        check_prompt_fits(user_prompt, history)
+    if history:  # (an empty one has no call to close, no message to merge, no call to answer)
+        history = close_interrupted_calls(history, user_prompt is not None)  # a history a cancelled run left
+        if len(history) > 1 and has_adjacent_same_kind(history):
+            history = merge_adjacent(history)  # as pydantic-ai keeps a given history
+        if deferred_tool_results is None:  # with results, a prompt follows the answers to the open calls
+            check_prompt_fits(user_prompt, history)
     state = GraphAgentState(
         message_history=bind_captured_messages(history),
         usage=run_usage,
@@ -341,6 +342,43 @@ async def new_run(
     if metadata_layers:  # before `for_run`, whose context carries it
         state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
     workspace = overrides.get('workspace', workspace)  # `agent.override(workspace=...)`'s wins over the run's
+    if workspace is None and graph_deps.root_capability is None:
+        # No workspace asked for, and no capability to supply one or to be made for the run: the run only carries
+        # the workspace ref of its history.
+        graph_deps.carried_workspace_ref = history_workspace_ref(state) if state.message_history else None
+    else:
+        graph_deps = await _with_workspace(graph_deps, state, workspace, configure, choice)
+    graph_deps.new_message_index = len(history)
+    graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
+    graph_deps.tool_deltas = bool(history) and has_tool_deltas(history)
+    finish = None
+    if metadata_layers:
+
+        def finish(agent_run: AgentRun[Any, Any]) -> None:
+            if agent_run.result is not None:
+                state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
+
+    run_toolset = await agent._tools.for_run(graph_deps, state, toolsets, graph_deps.default_tool_retries)
+    start: UserPromptNode[Any, Any] = UserPromptNode(user_prompt, deferred_tool_results)
+    opening = agent_graph().iter(start, state=state, deps=graph_deps, persistence=persistence, infer_name=False)
+    if stored_by is not None:
+        opening = _closing_after(stored_by, opening)
+    return graph_deps, run_toolset, opening, finish
+
+
+async def _with_workspace(
+    graph_deps: GraphAgentDeps[Any, Any],
+    state: GraphAgentState,
+    workspace: WorkspaceBackend | WorkspaceRef | Literal['new'] | None,
+    configure: Callable[..., GraphAgentDeps[Any, Any]],
+    choice: ModelChoice,
+) -> GraphAgentDeps[Any, Any]:
+    """The deps of a new run once its workspace is chosen (the one given, else a capability's) and its capabilities
+    are made for it (`for_run`, which may use the workspace; new deps when some capability changed).
+
+    Raises:
+        UserError: `workspace` is no workspace, or one asked for (or the history's) that no capability supplies.
+    """
     check_workspace_argument(workspace)
     history_ref = history_workspace_ref(state)
     graph_deps.carried_workspace_ref = None if workspace == 'new' else history_ref
@@ -356,22 +394,7 @@ async def new_run(
         graph_deps = configured
     if not chosen:
         refuse_unresolved_workspace(graph_deps, workspace, history_ref=history_ref)
-    graph_deps.new_message_index = len(history)
-    graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
-    graph_deps.tool_deltas = has_tool_deltas(history)
-    finish = None
-    if metadata_layers:
-
-        def finish(agent_run: AgentRun[Any, Any]) -> None:
-            if agent_run.result is not None:
-                state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
-
-    run_toolset = await agent._tools.for_run(graph_deps, state, toolsets, graph_deps.default_tool_retries)
-    start: UserPromptNode[Any, Any] = UserPromptNode(user_prompt, deferred_tool_results)
-    opening = agent_graph().iter(start, state=state, deps=graph_deps, persistence=persistence, infer_name=False)
-    if stored_by is not None:
-        opening = _closing_after(stored_by, opening)
-    return graph_deps, run_toolset, opening, finish
+    return graph_deps
 
 
 def _stores_waiting(persistence: BaseStatePersistence[Any, Any] | None) -> bool:
