@@ -248,13 +248,18 @@ async def test_a_function_toolset_with_a_for_run_of_its_own_is_asked_with_the_ru
 @pytest.mark.parametrize('ref', [None, WorkspaceRef(provider='local', id='/tmp/x')], ids=['no-ref', 'ref'])
 async def test_a_run_without_workspace_capabilities_carries_the_workspace_of_its_history(ref: Any) -> None:
     agent = Agent(TestModel())
-    history = [ModelRequest([UserPromptPart('before')]), ModelResponse([TextPart('ok')], workspace_ref=ref)]
+    history: list[ModelMessage] = [
+        ModelRequest([UserPromptPart('before')]),
+        ModelResponse([TextPart('ok')], workspace_ref=ref),
+    ]
     async with agent.iter('hi', message_history=history) as run:
         assert run.ctx.deps.carried_workspace_ref == ref
         async for _ in run:
             pass
     assert run.result is not None
-    assert run.result.all_messages()[-1].workspace_ref == ref
+    last = run.result.all_messages()[-1]
+    assert isinstance(last, ModelResponse)
+    assert last.workspace_ref == ref
     with pytest.raises(UserError, match="workspace='new'"):  # one asked for takes the long way, and is refused
         async with agent.iter('hi', message_history=history, workspace='new'):
             pass  # pragma: no cover - refused on entry
