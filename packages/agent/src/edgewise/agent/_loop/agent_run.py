@@ -128,7 +128,7 @@ class AgentRun(Generic[DepsT, OutputT]):
                 from anyio.lowlevel import checkpoint_if_cancelled  # (loaded by a cancelled run only)
 
                 await checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
-            if not (graph_run.deps.hooked & NODE_HOOKS):
+            if graph_run.deps.hooked.isdisjoint(NODE_HOOKS):  # (no capability has a node hook)
                 try:
                     result = await graph_run.next(node)
                 finally:

@@ -15,8 +15,8 @@ from __future__ import annotations as _annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
-from contextvars import ContextVar
+from contextlib import AbstractContextManager, contextmanager, suppress
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
@@ -114,27 +114,6 @@ def inherited_run_deadline() -> datetime | None:
     return current.at if current is not None and current.active else None
 
 
-def providing_run_deadline(at: datetime | None) -> AbstractContextManager[None]:
-    """Inside the block, runs started here inherit the deadline `at` (none when `None`); it stops applying when the
-    block ends, also where the block ends in another context than it began."""
-    return _NO_DEADLINE if at is None else _providing_run_deadline(at)
-
-
-_NO_DEADLINE: AbstractContextManager[None] = nullcontext()
-
-
-@contextmanager
-def _providing_run_deadline(at: datetime) -> Iterator[None]:
-    held = RunDeadline(at)
-    reset = _run_deadline.set(held)
-    try:
-        yield
-    finally:
-        held.active = False
-        with suppress(ValueError):  # left in another context (a stream read from another task): it is inactive
-            _run_deadline.reset(reset)
-
-
 def take_starting_run_token() -> CancellationToken | None:
     """The token of `starting_run_token`, taken by the run starting (so that a run nested in it does not)."""
     token = _starting.get()
@@ -182,10 +161,14 @@ class RunCancellation:
         with suppress(anyio.RunFinishedError):  # the loop may have stopped since (the run is over then)
             anyio.from_thread.run_sync(scope.cancel, token=token)
 
-    def scope(self, *tokens: CancellationToken | None) -> AbstractContextManager[anyio.CancelScope]:
+    def scope(
+        self, *tokens: CancellationToken | None, provides: datetime | None = None
+    ) -> AbstractContextManager[anyio.CancelScope]:
         """The run's cancel scope (to enter in the run's event loop), following `tokens` (those not `None`) while
-        it is open; once it is closed, the run is over and `cancel()` does nothing."""
-        return _OpenRunScope(self, tokens)
+        it is open; once it is closed, the run is over and `cancel()` does nothing. Inside it, runs started there
+        inherit the deadline `provides` (none when `None`); it stops applying when the scope closes, also where it
+        closes in another context than it opened."""
+        return _OpenRunScope(self, tokens, provides)
 
     async def checkpoint(self) -> None:
         """Inside the open scope: raise the cancellation now if a scope around this code (the run's own included)
@@ -202,12 +185,17 @@ class _OpenRunScope:
     """`RunCancellation.scope`: a class rather than a generator (every run opens one), and the event loop's anyio
     backend looked up once for both the loop token and the scope."""
 
-    __slots__ = ('_cancellation', '_scope', '_tokens')
+    __slots__ = ('_cancellation', '_deadline', '_provides', '_reset', '_scope', '_tokens')
 
-    def __init__(self, cancellation: RunCancellation, tokens: tuple[CancellationToken | None, ...]) -> None:
+    def __init__(
+        self, cancellation: RunCancellation, tokens: tuple[CancellationToken | None, ...], provides: datetime | None
+    ) -> None:
         self._cancellation = cancellation
         self._tokens = tokens
+        self._provides = provides
         self._scope: anyio.CancelScope | None = None
+        self._deadline: RunDeadline | None = None
+        self._reset: Token[RunDeadline | None] | None = None
 
     def __enter__(self) -> anyio.CancelScope:
         global _current_token
@@ -234,12 +222,19 @@ class _OpenRunScope:
             self._close()
             raise
         self._scope = scope
+        if self._provides is not None:  # seen by the runs started inside (`inherited_run_deadline`)
+            held = self._deadline = RunDeadline(self._provides)
+            self._reset = _run_deadline.set(held)
         return scope
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> bool:
         assert self._scope is not None  # entered
+        if (held := self._deadline) is not None:
+            held.active = False
+            with suppress(ValueError):  # left in another context (a stream read from another task): it is inactive
+                _run_deadline.reset(self._reset)  # type: ignore[arg-type]
         try:
             return bool(self._scope.__exit__(exc_type, exc, traceback))
         finally:

@@ -43,7 +43,6 @@ from .._loop.run_hooks import RUN_HOOKS, wrapped_run
 from .._message_flow.cancellation import (
     CancellationToken,
     inherited_run_deadline,
-    providing_run_deadline,
     take_starting_run_token,
 )
 from .._output.schema import build_output_schema, schema_for_profile
@@ -186,10 +185,7 @@ async def open_run(
     graph_deps.deadline = inherited
     opened: list[AgentRun[Any, Any]] = []
     try:
-        with (
-            cancellation.scope(cancellation_token, handle_token) as run_scope,
-            providing_run_deadline(graph_deps.deadline),
-        ):
+        with cancellation.scope(cancellation_token, handle_token, provides=graph_deps.deadline) as run_scope:
             if deadline is not None:
                 run_scope.deadline = deadline
             await cancellation.checkpoint()  # cancelled already: the run does not start
@@ -214,7 +210,7 @@ async def open_run(
                         agent_run = AgentRun(graph_run)
                         opened.append(agent_run)
                         try:
-                            if graph_deps.hooked & RUN_HOOKS:
+                            if not graph_deps.hooked.isdisjoint(RUN_HOOKS):
                                 context = graph_deps.run_context(graph_run.state)
                                 async with wrapped_run(graph_deps.root_capability, context, agent_run):
                                     yield agent_run
