@@ -68,17 +68,21 @@ def select_workspace(
 
 def history_workspace_ref(state: GraphAgentState) -> WorkspaceRef | None:
     """The `workspace_ref` of the last response of the run's history: the environment the conversation worked in."""
-    response = next((m for m in reversed(state.message_history) if isinstance(m, ModelResponse)), None)
-    return response.workspace_ref if response is not None else None
+    for message in reversed(state.message_history):
+        if isinstance(message, ModelResponse):
+            return message.workspace_ref
+    return None
 
 
 def refresh_workspace_ref(graph_deps: GraphAgentDeps[Any, Any], state: GraphAgentState) -> None:
     """Record the run's workspace ref again on the history's last response, if this run made it: a workspace
     capability may have made its environment (and so its ref) after the response came."""
-    response = next((m for m in reversed(state.message_history) if isinstance(m, ModelResponse)), None)
-    # By `run_id`: a history processor may have copied an earlier run's response, whose ref stays.
-    if response is not None and response.run_id == state.run_id:
-        response.workspace_ref = graph_deps.workspace_ref
+    for message in reversed(state.message_history):
+        if isinstance(message, ModelResponse):
+            # By `run_id`: a history processor may have copied an earlier run's response, whose ref stays.
+            if message.run_id == state.run_id:
+                message.workspace_ref = graph_deps.workspace_ref
+            return
 
 
 def refuse_unresolved_workspace(
