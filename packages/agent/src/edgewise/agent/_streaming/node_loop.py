@@ -117,15 +117,16 @@ def wrapped_events(agent_run: AgentRun[Any, Any], events: AsyncIterable[AgentStr
 async def run_with_event_handler(agent_run: AgentRun[Any, Any], handler: EventStreamHandler | None) -> None:
     """Run every node of `agent_run`, streaming the model request and tool call nodes into `handler`; without a
     handler, the nodes are streamed only if a capability wraps their events (`wrap_run_event_stream`)."""
-    ctx = agent_run.ctx
     if handler is None:
-        if WRAP_EVENTS not in ctx.deps.hooked:
+        if WRAP_EVENTS not in agent_run._graph_run.deps.hooked:  # (no `ctx` made to ask)
             await run_to_end(agent_run)
             return
         async with aclosing(stream_nodes(agent_run, every_event)) as events:
             async for _ in events:
                 pass
         return
+
+    ctx = agent_run.ctx
 
     async def handle(events: NodeEvents) -> AsyncGenerator[None]:
         # Made once the stream is open: the handler's `run_step` is the step of this request.
