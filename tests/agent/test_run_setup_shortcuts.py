@@ -263,3 +263,10 @@ async def test_a_run_without_workspace_capabilities_carries_the_workspace_of_its
     with pytest.raises(UserError, match="workspace='new'"):  # one asked for takes the long way, and is refused
         async with agent.iter('hi', message_history=history, workspace='new'):
             pass  # pragma: no cover - refused on entry
+
+
+@pytest.mark.parametrize('model_settings', [None, {}, {'temperature': 0.5}], ids=['none', 'empty', 'some'])
+def test_settings_merged_over_no_layer_are_the_models_own(model_settings: Any) -> None:
+    static, resolve = options.settings_resolver(model_settings, [])
+    assert static is model_settings  # the very object the long way (merging each layer over it) gives
+    assert resolve is None

@@ -128,6 +128,8 @@ def settings_resolver(
     Returns the merged settings when every layer is a dict, else `(None, resolve)` where `resolve(ctx)` merges
     them for one request, calling each function with `ctx.model_settings` set to what is merged below it.
     """
+    if not layers:  # (the model's own settings, as merging nothing over them gives)
+        return model_settings, None
     if not any(callable(layer) for layer in layers):
         merged = model_settings
         for layer in layers:

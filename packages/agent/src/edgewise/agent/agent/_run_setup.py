@@ -284,7 +284,9 @@ async def new_run(
     """A new run (`iter`), prepared: its deps and state from the agent and the arguments, its toolset made (not
     entered), its graph run ready to open at the user prompt node, and the metadata computed again at its end."""
     # The warnings name the caller of `iter`: past this method, `_run` and the context manager's `__aenter__`.
-    run_native_tools = pop_deprecated_builtin_tools(deprecated_kwargs, 'agent.iter', stacklevel=5)
+    run_native_tools = (
+        pop_deprecated_builtin_tools(deprecated_kwargs, 'agent.iter', stacklevel=5) if deprecated_kwargs else None
+    )
     budgets = AgentRetries()
     if retries is not None or deprecated_kwargs:
         budgets = run_retry_budgets(retries, deprecated_kwargs, 'agent.iter', stacklevel=5)
@@ -460,7 +462,7 @@ def configure_run(
     static_settings, resolver = settings_resolver(model_used.settings, layers)
     if choice is not None and choice.selector is not None:  # the model, and its settings, may change per step
         static_settings, resolver = None, partial(_step_settings, layers)
-    tool_choice = (static_settings or {}).get('tool_choice')
+    tool_choice = static_settings.get('tool_choice') if static_settings else None
     if tool_choice == 'required' or isinstance(tool_choice, list):
         raise UserError(
             f'`tool_choice={tool_choice!r}` prevents the agent from producing a final response because output '
