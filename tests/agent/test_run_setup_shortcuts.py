@@ -4,6 +4,7 @@ the native tools of a run without capabilities or overrides) give what the long 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Any
 
 import pytest
@@ -270,3 +271,13 @@ def test_settings_merged_over_no_layer_are_the_models_own(model_settings: Any) -
     static, resolve = options.settings_resolver(model_settings, [])
     assert static is model_settings  # the very object the long way (merging each layer over it) gives
     assert resolve is None
+
+
+async def test_a_deprecated_argument_of_iter_is_reported_at_the_line_entering_it() -> None:
+    agent = Agent(TestModel())
+    opening = agent.iter('hi', output_retries=2)  # type: ignore[call-overload]
+    line = inspect.currentframe().f_lineno + 2  # type: ignore[union-attr]
+    with pytest.warns(DeprecationWarning, match='output_retries') as caught:
+        await opening.__aenter__()  # (where `async with` enters it)
+    await opening.__aexit__(None, None, None)
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
