@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import os
+import time
+import uuid
 from typing import Any
 
 import pytest
 
 from edgewise.agent import Agent, ModelRetry, RunContext, UserError
+from edgewise.agent._messages import ids
 from edgewise.agent._run import options
 from edgewise.agent._run.deps import _CONTEXT_TEMPLATE, _DEPS_DEFAULTS, GraphAgentDeps
 from edgewise.agent._run.options import AgentRetries
-from edgewise.agent.agent._run_setup import configure_run
+from edgewise.agent.agent._run_setup import _NO_USAGE, configure_run
 from edgewise.agent.agent._toolsets import AgentFunctionToolset
 from edgewise.agent.capabilities import Thinking
 from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
@@ -21,6 +25,7 @@ from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.native_tools import MCPServerTool, WebSearchTool
 from edgewise.agent.toolsets._tool_search import ToolSearchToolset
+from edgewise.agent.usage import RunUsage
 from edgewise.agent.workspaces import WorkspaceRef
 
 pytestmark = pytest.mark.anyio
@@ -281,3 +286,40 @@ async def test_a_deprecated_argument_of_iter_is_reported_at_the_line_entering_it
         await opening.__aenter__()  # (where `async with` enters it)
     await opening.__aexit__(None, None, None)
     assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+
+
+def _uuid7_from_int(milliseconds: int, random: bytes) -> str:
+    """The id as one 128-bit number gives it (the long way): the milliseconds, the random bits, version and variant."""
+    value = milliseconds << 80 | int.from_bytes(random, 'big')
+    value = value & ~(0xF000 << 64) | 0x7000 << 64
+    value = value & ~(0xC << 60) | 0x8 << 60
+    return str(uuid.UUID(int=value))
+
+
+@pytest.mark.parametrize(
+    'random', [bytes(10), b'\xff' * 10, bytes(range(10)), bytes(range(246, 256)), b'\x5a\xa5' * 5], ids=repr
+)
+@pytest.mark.parametrize('milliseconds', [0, 1, 1_767_225_600_000, 2**48 - 1])
+def test_a_uuid7_is_the_one_its_bits_as_a_number_give(
+    monkeypatch: pytest.MonkeyPatch, milliseconds: int, random: bytes
+) -> None:
+    monkeypatch.setattr(os, 'urandom', lambda size: random[:size])  # (read by `uuid7` at each call)
+    monkeypatch.setattr(time, 'time_ns', lambda: milliseconds * 1_000_000 + 999_999)
+    made = ids.uuid7()
+    assert made == _uuid7_from_int(milliseconds, random)
+    assert (uuid.UUID(made).version, uuid.UUID(made).variant) == (7, uuid.RFC_4122)
+
+
+async def test_a_run_given_no_usage_starts_from_a_usage_of_its_own_equal_to_a_new_one() -> None:
+    agent = Agent(TestModel())
+    usages = [(await agent.run('hi')).usage for _ in range(2)]
+    assert usages[0] is not usages[1]
+    assert usages[0].details is not usages[1].details
+    assert usages[0] == usages[1]
+    assert usages[1].requests == 1  # (not counted on top of the first run's)
+    async with agent.iter('hi') as run:
+        fresh = run.ctx.state.usage
+        assert type(fresh) is RunUsage
+        assert list(vars(fresh).items()) == list(vars(RunUsage()).items())
+        assert fresh.details is not _NO_USAGE.details
+    assert vars(_NO_USAGE) == vars(RunUsage())  # the runs left it as it was

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
 from functools import partial
 from types import NoneType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, cast
 
 import anyio
 
@@ -98,6 +98,7 @@ if TYPE_CHECKING:
 _NO_TOOLSET_YET: AbstractAsyncContextManager[None] = nullcontext()  # a stored run's toolset comes with its graph run
 _NO_MODEL_CHOICE: AbstractAsyncContextManager[None] = nullcontext()  # the run's model was not picked by capabilities
 _NO_HOOKS: frozenset[str] = frozenset()
+_NO_USAGE = RunUsage()  # never changed: a run given no usage starts from a copy of it
 
 
 class SetUpAgent(Protocol):
@@ -308,7 +309,7 @@ async def new_run(
             persistence = stored_by = durability.persistence(run_id)
             run_id = getattr(persistence, 'run_id', run_id)
     capabilities = [c.for_agent(agent) for c in as_capabilities(capabilities)]  # bound once per run
-    run_usage = usage or RunUsage()
+    run_usage = usage or cast(RunUsage, _NO_USAGE.__copy__())  # (a `RunUsage()`, at two thirds of its cost)
     choice = await choose_model(
         agent, model, combined_or_none(_run_capabilities(agent, capabilities)) if capable else None,
         deps=resolve_deps(agent, deps), history=history, usage=run_usage,
