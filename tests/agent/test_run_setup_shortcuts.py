@@ -15,7 +15,7 @@ import pytest
 from edgewise.agent import Agent, ModelRetry, RunContext, UserError
 from edgewise.agent._messages import ids
 from edgewise.agent._run import options
-from edgewise.agent._run.deps import _CONTEXT_TEMPLATE, _DEPS_DEFAULTS, GraphAgentDeps
+from edgewise.agent._run.deps import _CONTEXT_TEMPLATE, _DEPS_DEFAULTS, _DEPS_REQUIRED, GraphAgentDeps
 from edgewise.agent._run.options import AgentRetries
 from edgewise.agent.agent._run_setup import _NO_USAGE, configure_run
 from edgewise.agent.agent._toolsets import AgentFunctionToolset
@@ -323,3 +323,20 @@ async def test_a_run_given_no_usage_starts_from_a_usage_of_its_own_equal_to_a_ne
         assert list(vars(fresh).items()) == list(vars(RunUsage()).items())
         assert fresh.details is not _NO_USAGE.details
     assert vars(_NO_USAGE) == vars(RunUsage())  # the runs left it as it was
+
+
+def test_the_run_setup_gives_made_from_every_required_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[dict[str, Any]] = []
+    made_from = GraphAgentDeps.made_from.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type[GraphAgentDeps[Any, Any]], given: dict[str, Any]) -> Any:
+        seen.append(dict(given))
+        return made_from(cls, given)
+
+    monkeypatch.setattr(GraphAgentDeps, 'made_from', classmethod(spy))
+    made = _configured(Agent(TestModel()))
+    (given,) = seen
+    assert given.keys() >= _DEPS_REQUIRED  # (`made_from` does not look: a missing one would stay `None`)
+    assert _comparable(made) == _comparable(GraphAgentDeps(**given))
+    with pytest.raises(TypeError, match='no_such_field'):
+        made_from(GraphAgentDeps, {**given, 'no_such_field': None})

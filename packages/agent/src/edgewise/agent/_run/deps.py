@@ -242,6 +242,16 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         """
         if not given.keys() >= _DEPS_REQUIRED:
             return cls(**given)  # (its error)
+        return cls.made_from(given)
+
+    @classmethod
+    def made_from(cls, given: dict[str, Any]) -> GraphAgentDeps[Any, Any]:
+        """`made(**given)` for a caller that gives every required field (the run setup): a dict display costs less
+        than as many keyword arguments.
+
+        Raises:
+            TypeError: `given` names a field that `__init__` does not take.
+        """
         values = _DEPS_DEFAULTS.copy()
         values.update(given)
         if len(values) != len(_DEPS_DEFAULTS):  # a name that is no field of `__init__` (the defaults hold every one)

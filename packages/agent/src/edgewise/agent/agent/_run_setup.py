@@ -474,36 +474,38 @@ def configure_run(
     root = combined_or_none(caps) if caps else None
     tracing = _instrument.TRACING and (traced_as is not None or agent._tracing(caps))  # (none without logfire)
     instrumentation = _run_instrumentation(agent, caps, traced_as)
-    graph_deps: GraphAgentDeps[Any, Any] = GraphAgentDeps.made(
-        user_deps=deps,
-        prompt=None,  # the run's, set by the caller
-        new_message_index=0,
-        model=model_used,
-        model_settings=static_settings,
-        settings_resolver=resolver,
-        request_hooks=[c for c in caps if c.has_request_hook()] if caps else [],
-        root_capability=root,
-        hooked=frozenset(h for h in LIFECYCLE_HOOKS if root.overrides(h)) if root is not None else _NO_HOOKS,
-        native_tools=run_native_tools(overrides, agent._native_tools, agent._capabilities, caps, native_tools),
-        tracing=tracing,
-        instrumentation=instrumentation,
-        trace_include_content=tracing and instrumentation.include_content,
-        validation_context=agent.validation_context,
-        usage_limits=usage_limits or UsageLimits(),
-        max_result_retries=retries.get('output', agent._max_output_retries),
-        default_tool_retries=retries.get('tools', agent._max_tool_retries),
-        end_strategy=agent.end_strategy,
-        output_schema=schema,
-        output_validators=agent._output_validators,
-        toolset=agent._tools.function_toolset,
-        instructions=run_instructions,
-        system_prompts=agent._system_prompts,
-        agent_name=agent.name,
-        agent=agent,
-        persistence=persistence,
-        stores_waiting=_stores_waiting(persistence),
-        model_choice=choice if choice is not None and (choice.picked or choice.selector is not None) else None,
-        model_id=_model_id(agent, model) if choice is None else choice.model_id,
+    graph_deps: GraphAgentDeps[Any, Any] = GraphAgentDeps.made_from(
+        {  # (every required field)
+            'user_deps': deps,
+            'prompt': None,  # the run's, set by the caller
+            'new_message_index': 0,
+            'model': model_used,
+            'model_settings': static_settings,
+            'settings_resolver': resolver,
+            'request_hooks': [c for c in caps if c.has_request_hook()] if caps else [],
+            'root_capability': root,
+            'hooked': frozenset(h for h in LIFECYCLE_HOOKS if root.overrides(h)) if root is not None else _NO_HOOKS,
+            'native_tools': run_native_tools(overrides, agent._native_tools, agent._capabilities, caps, native_tools),
+            'tracing': tracing,
+            'instrumentation': instrumentation,
+            'trace_include_content': tracing and instrumentation.include_content,
+            'validation_context': agent.validation_context,
+            'usage_limits': usage_limits or UsageLimits(),
+            'max_result_retries': retries.get('output', agent._max_output_retries),
+            'default_tool_retries': retries.get('tools', agent._max_tool_retries),
+            'end_strategy': agent.end_strategy,
+            'output_schema': schema,
+            'output_validators': agent._output_validators,
+            'toolset': agent._tools.function_toolset,
+            'instructions': run_instructions,
+            'system_prompts': agent._system_prompts,
+            'agent_name': agent.name,
+            'agent': agent,
+            'persistence': persistence,
+            'stores_waiting': _stores_waiting(persistence),
+            'model_choice': choice if choice is not None and (choice.picked or choice.selector is not None) else None,
+            'model_id': _model_id(agent, model) if choice is None else choice.model_id,
+        }
     )
     if graph_deps.persistence is not None and (operations := run_operations(caps)):  # durable: journaled
         from .._run.operation_journal import OperationJournal  # (loaded by the first run with durable operations)
