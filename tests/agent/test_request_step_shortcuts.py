@@ -1,6 +1,7 @@
 """The shortcuts a model request step takes to cost less (its parameters built without their `__init__`, one
 request's parts read without a generator, no deadline started without a setting, the visibility of no tools, the
-prices wanted) give what the long way gives."""
+prices wanted, no settings change looked for without a setting), and the text answer taken as the output as it is,
+give what the long way gives."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from typing import Any
 
 import anyio
 import pytest
+from pydantic import BaseModel
 
-from edgewise.agent import Agent, InstructionPart, ModelRequestTimeout, RunContext
-from edgewise.agent._loop.history import has_tool_deltas, request_has_tool_deltas
+from edgewise.agent import Agent, InstructionPart, ModelRequestTimeout, NativeOutput, RunContext, TextOutput
+from edgewise.agent._loop.history import has_tool_deltas, record_settings_change, request_has_tool_deltas
 from edgewise.agent._loop.node_support import prices_wanted
+from edgewise.agent._output.schema import OutputSchema, TextOutputSchema, build_output_schema
 from edgewise.agent._tools.definition import ToolDefinition
+from edgewise.agent.capabilities import AbstractCapability
 from edgewise.agent.messages import (
     CapabilityLoadDeltaPart,
     InstructionDeltaPart,
@@ -34,6 +38,7 @@ from edgewise.agent.models._request_timeout import timed_request
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.output import OutputObjectDefinition
+from edgewise.agent.settings import ModelSettings
 
 pytestmark = pytest.mark.anyio
 
@@ -172,3 +177,92 @@ async def test_an_agent_without_instructions_sends_none_and_one_with_them_sends_
     first = bare_result.all_messages()[0]
     assert isinstance(first, ModelRequest)
     assert first.instructions is None
+
+
+class Town(BaseModel):
+    name: str
+
+
+def _shout(text: str) -> str:
+    return text.upper()
+
+
+class _Echoing(TextOutputSchema[Any]):
+    async def process_text(self, text: str, ctx: RunContext[Any]) -> Any:
+        return f'echo: {text}'
+
+
+@pytest.mark.parametrize(
+    ('output_type', 'as_is'),
+    [(str, True), (Town | str, True), (TextOutput(_shout), False), (Town, False), (NativeOutput(Town), False)],
+    ids=['str', 'tool-or-text', 'text-output', 'tool', 'native'],
+)
+def test_a_schema_takes_text_as_is_only_where_process_text_returns_it(output_type: Any, as_is: bool) -> None:
+    schema: OutputSchema[Any] = build_output_schema(output_type)
+    assert schema.takes_text_as_is is as_is
+
+
+def test_a_schema_that_processes_text_its_own_way_does_not_take_it_as_is() -> None:
+    assert TextOutputSchema().takes_text_as_is is True
+    assert _Echoing().takes_text_as_is is False
+
+
+class _Shouting(AbstractCapability[Any]):
+    async def after_output_process(self, ctx: RunContext[Any], *, output_context: Any, output: Any) -> Any:
+        return output.upper()
+
+
+async def test_a_text_answer_still_goes_through_functions_validators_and_hooks() -> None:
+    assert (await Agent(TestModel(custom_output_text='plain')).run('hi')).output == 'plain'
+    assert (await Agent(TestModel(custom_output_text='fn'), output_type=TextOutput(_shout)).run('hi')).output == 'FN'
+    validated = Agent(TestModel(custom_output_text='checked'))
+
+    @validated.output_validator
+    def exclaim(output: str) -> str:
+        return f'{output}!'
+
+    assert (await validated.run('hi')).output == 'checked!'
+    hooked = Agent(TestModel(custom_output_text='hooked'), capabilities=[_Shouting()])
+    assert (await hooked.run('hi')).output == 'HOOKED'
+
+
+@pytest.mark.parametrize(
+    ('model_settings', 'run_settings'),
+    [(None, None), ({'thinking': 'low'}, None), (None, {'thinking': 'high'}), ({'temperature': 0.5}, None)],
+    ids=['none', 'model-thinking', 'run-thinking', 'other-setting'],
+)
+async def test_a_settings_change_is_recorded_as_without_the_shortcut(
+    model_settings: ModelSettings | None, run_settings: ModelSettings | None
+) -> None:
+    model = TestModel(settings=model_settings)
+    result = await Agent(model).run('hi', model_settings=run_settings)
+    first = result.all_messages()[0]
+    assert isinstance(first, ModelRequest)
+    deltas = [p for p in first.parts if isinstance(p, ModelSettingsDeltaPart)]
+    wanted: Any = {**(model_settings or {}), **(run_settings or {})}.get('thinking')
+    assert deltas == ([ModelSettingsDeltaPart(settings={'thinking': wanted}, top_level=True)] if wanted else [])
+
+
+async def test_test_model_resolves_a_request_with_tools_and_one_without_alike() -> None:
+    model = TestModel()
+    agent = Agent(model)
+    await agent.run('hi')
+    assert model.last_model_request_parameters is not None
+    assert model.last_model_request_parameters.tool_visibility == {}
+
+    @agent.tool_plain
+    def probe() -> str:
+        return 'probed'
+
+    await agent.run('hi')
+    assert model.last_model_request_parameters.tool_visibility == {'probe': 'visible'}
+
+
+def test_a_models_own_thinking_is_recorded_when_the_request_has_no_settings() -> None:
+    history: list[ModelMessage] = [ModelRequest([UserPromptPart('hi')])]
+    assert record_settings_change(history, TestModel(), None, False) is None
+    assert len(history[0].parts) == 1
+    event = record_settings_change(history, TestModel(settings={'thinking': 'low'}), None, False)
+    assert event is not None
+    assert event.part == ModelSettingsDeltaPart(settings={'thinking': 'low'}, top_level=True)
+    assert history[0].parts[-1] is event.part

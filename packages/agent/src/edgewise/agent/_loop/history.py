@@ -383,6 +383,8 @@ def record_settings_change(
     makes it idempotent: a resent request finds the part it recorded. `recorded` is whether the history may hold such
     parts (without, a request naming no level costs no pass over the history).
     """
+    if not recorded and not settings and not model.settings:  # (most requests: no setting, nothing recorded)
+        return None
     merged = merge_model_settings(model.settings, settings) or {}
     thinking = merged.get('thinking')
     wanted = thinking if isinstance(thinking, str) else None

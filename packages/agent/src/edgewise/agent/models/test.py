@@ -150,12 +150,17 @@ class TestModel(InMemoryBatchModel):
         self, messages: list[ModelMessage], settings: ModelSettings | None, params: ModelRequestParameters
     ) -> ModelResponse:
         """The answer to a request, with its estimated usage."""
-        params = resolve_model_tools(
-            params,
-            lambda: self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
-            self.tool_deferral_mode,
-            self.tool_addition_mode,
-        )
+        if params.function_tools or params.native_tools or params.revealed_tool_names:
+            params = resolve_model_tools(
+                params,
+                lambda: (
+                    self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS)
+                ),
+                self.tool_deferral_mode,
+                self.tool_addition_mode,
+            )
+        else:  # no tool to resolve: the supported native tools and the modes play no part
+            params = resolve_model_tools(params, SUPPORTED_NATIVE_TOOLS)
         params = resolve_thinking(settings or {}, params, self.profile)
         self.last_model_request_parameters = params
         if params.native_tools:
