@@ -266,3 +266,19 @@ def test_a_models_own_thinking_is_recorded_when_the_request_has_no_settings() ->
     assert event is not None
     assert event.part == ModelSettingsDeltaPart(settings={'thinking': 'low'}, top_level=True)
     assert history[0].parts[-1] is event.part
+
+
+def test_test_models_responses_are_made_as_the_constructor_makes_them() -> None:
+    from edgewise.agent._messages.usage_counts import token_usage
+    from edgewise.agent.models.test import _response
+
+    parts: list[Any] = [TextPart('answer')]
+    usage = token_usage(51, 1)
+    fast = _response(parts, usage, 'test', 'test')
+    made = ModelResponse(parts=parts, usage=usage, model_name='test', provider_name='test')
+    assert list(vars(fast)) == list(vars(made)) == [f.name for f in dataclasses.fields(ModelResponse)]
+    assert {**vars(fast), 'timestamp': None} == {**vars(made), 'timestamp': None}
+    assert fast.timestamp.tzinfo is not None
+    assert fast.timestamp <= made.timestamp
+    assert _response([], usage, 'test', 'test').timestamp is not fast.timestamp
+    assert fast.usage is usage
