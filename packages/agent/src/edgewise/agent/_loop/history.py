@@ -47,6 +47,7 @@ __all__ = (
     'keep_partial_response',
     'response_to_answer',
     'has_tool_deltas',
+    'request_has_tool_deltas',
     'record_settings_change',
     'has_adjacent_same_kind',
     'merge_adjacent',
@@ -150,13 +151,17 @@ def has_tool_deltas(messages: Sequence[ModelMessage]) -> bool:
     """Whether `messages` hold a part `Model.prepare_messages` renders or drops: a `ToolAvailabilityDeltaPart`, a
     `RetryFeedbackPart`, a record of instructions, capability loads or settings (`InstructionDeltaPart`, ...), or a
     request-scoped system prompt or a statement of an appending one (`context_id`)."""
-    return any(
-        isinstance(p, _PREPARED_PARTS)
-        or (isinstance(p, SystemPromptPart) and (p.scope == 'request' or p.context_id is not None))
-        for m in messages
-        if isinstance(m, ModelRequest)
-        for p in m.parts
-    )
+    return any(request_has_tool_deltas(m) for m in messages if isinstance(m, ModelRequest))
+
+
+def request_has_tool_deltas(request: ModelRequest) -> bool:
+    """`has_tool_deltas([request])`, for the one request each step adds (a loop over its parts, no generator)."""
+    for p in request.parts:
+        if isinstance(p, _PREPARED_PARTS) or (
+            isinstance(p, SystemPromptPart) and (p.scope == 'request' or p.context_id is not None)
+        ):
+            return True
+    return False
 
 
 def merge_adjacent(history: Sequence[ModelMessage]) -> list[ModelMessage]:
@@ -378,6 +383,8 @@ def record_settings_change(
     makes it idempotent: a resent request finds the part it recorded. `recorded` is whether the history may hold such
     parts (without, a request naming no level costs no pass over the history).
     """
+    if not recorded and not settings and not model.settings:  # (most requests: no setting, nothing recorded)
+        return None
     merged = merge_model_settings(model.settings, settings) or {}
     thinking = merged.get('thinking')
     wanted = thinking if isinstance(thinking, str) else None

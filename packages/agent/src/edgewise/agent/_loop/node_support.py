@@ -40,6 +40,7 @@ __all__ = (
     'take_streamed_next',
     'check_not_streamed',
     'load_prices_for',
+    'prices_wanted',
     'is_suspended',
     'trace_exchange',
     'record_model_response',
@@ -98,8 +99,14 @@ def check_not_streamed(node: object) -> None:
 async def load_prices_for(system: str) -> None:
     """Load genai-prices' data (once per process, in a worker thread: importing it takes long enough to stall the
     event loop) before the first request to a provider it prices."""
-    if not prices_loaded() and priced_provider(system) and prices_installed():
+    if prices_wanted(system) and prices_installed():
         await anyio.to_thread.run_sync(load_prices)
+
+
+def prices_wanted(system: str) -> bool:
+    """Whether a request to a provider of `system` may have to load genai-prices' data first (`load_prices_for`):
+    checked before awaiting it, so that the requests that need nothing loaded make no coroutine."""
+    return not prices_loaded() and priced_provider(system)
 
 
 def is_suspended(message: ModelMessage) -> bool:

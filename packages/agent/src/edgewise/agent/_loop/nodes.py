@@ -588,9 +588,11 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         schema = deps.output_schema
         if schema.allows_image and (images := self.model_response.images):
             return await self._handle_image(ctx, images[0])  # an image is the output before any text (pydantic-ai)
+        text = answer_text(self.model_response)  # a response with text has something to act on: not judged below
+        if text and schema.takes_text_as_is and not deps.output_validators and not deps.hooked & OUTPUT_HOOKS:
+            return End(FinalResult(cast(Any, text)))  # (most text answers: no function, validator or hook to run it)
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
-        text = answer_text(self.model_response)  # a response with text has something to act on: not judged below
         answer = None if text else no_output_answer(self.model_response, deps)
         try:
             if answer is not None:  # nothing to act on: `None` is the output, or the model is asked again

@@ -19,12 +19,13 @@ from ..messages import (
     ToolAvailabilityDeltaPart,
 )
 from ..models import ModelRequestParameters
+from ..models._request_parameters import agent_request_parameters
 from ..toolsets._capability_owned import tool_defs_from_pre_definition_load_returns
 from ..toolsets._tool_search import discovered_tool_names
-from .history import has_tool_deltas, record_settings_change
+from .history import has_tool_deltas, record_settings_change, request_has_tool_deltas
 from .hook_loads import record_loads_ahead, reveal_loads_ahead
 from .loaded_instructions import blocks_after_hooks, blocks_for_hooks, loaded_blocks, state_loaded_blocks
-from .node_support import add_enqueued_events, load_prices_for, now
+from .node_support import add_enqueued_events, load_prices_for, now, prices_wanted
 from .request_hooks import run_request_hooks
 from .step_tool_manager import (
     offer_provider_tool_search,
@@ -47,7 +48,8 @@ async def prepare_request(
     if deps.model_choice is not None:  # a capability's selector may pick the model of each step
         deps.model = await deps.model_choice.for_step(state.run_step + 1, deps.model, history, state.usage)
         deps.model_id = deps.model_choice.model_id
-    await load_prices_for(deps.model.system)
+    if prices_wanted(system := deps.model.system):  # (a test model's run awaits nothing)
+        await load_prices_for(system)
     request = node.request
     request.timestamp = now()
     if deps.durable:  # the next snapshot stores the messages from this request on
@@ -55,7 +57,7 @@ async def prepare_request(
         state.response_in_node = False
     history.append(request)
     # A request made by the caller (`AgentRun.next`) may hold a request-scoped system prompt for later requests to drop.
-    deps.tool_deltas = deps.tool_deltas or has_tool_deltas([request])
+    deps.tool_deltas = deps.tool_deltas or request_has_tool_deltas(request)
     queue = state.pending_messages  # enqueued 'asap': after the request in the history, sent merged with it
     if queue and (delivered := take_pending(queue, 'asap', state.run_id, state.conversation_id)):
         queued = [message for item in delivered for message in item.messages]
@@ -142,13 +144,16 @@ async def request_parameters(
     `before_model_request` hooks when `hooks`; `instruction_parts`: the request's instruction blocks."""
     state, deps = ctx.state, ctx.deps
     schema = deps.output_schema
-    params = ModelRequestParameters(
+    mode = schema.mode
+    prompted = mode == 'prompted' or mode == 'native'
+    params = agent_request_parameters(
         function_tools=list(deps.request_tools),
-        output_mode=schema.mode,
+        output_mode=mode,
         output_object=schema.object_def,
         output_tools=await prepare_output_tools(state, deps),
+        prompted_output_template=output_template(schema, deps.model.profile) if prompted else None,
         # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
-        allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
+        allow_text_output=schema.allow_text_output or prompted,
         allow_image_output=schema.allows_image,
         instruction_parts=instruction_parts,
     )
@@ -156,8 +161,6 @@ async def request_parameters(
     if deps.defers_tools or deps.tool_deltas or loaded:  # a loaded capability's tools are revealed, none hidden
         owned = {name for name, d in (deps.step_tools or {}).items() if d.capability_id in loaded}
         params.revealed_tool_names = deps.discovered_tool_names | owned
-    if schema.mode in ('prompted', 'native'):
-        params.prompted_output_template = output_template(schema, deps.model.profile)
     if deps.native_tools:
         params.native_tools = await resolve_native_tools(deps.native_tools, deps.run_context(state))
     if deps.defers_tools:

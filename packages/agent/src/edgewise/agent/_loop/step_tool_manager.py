@@ -147,11 +147,11 @@ async def request_instructions(
         UserError: the run has nothing to send: no message history, no user prompt and no instructions.
     """
     parts = await deps.instruction_parts(state)
-    if deps.tool_deltas or any(part.on_change == 'append' for part in parts):
+    if deps.tool_deltas or (parts and any(part.on_change == 'append' for part in parts)):
         # a block that appends its changes, or a history that may hold an instruction window (pydantic-ai 2.68)
         parts = update_instruction_history(state.message_history, parts, request)
         deps.tool_deltas = deps.tool_deltas or any(isinstance(part, RECORD_PARTS) for part in request.parts)
-    request.instructions = InstructionPart.join(parts)
+    request.instructions = InstructionPart.join(parts) if parts else None  # (an agent without instructions)
     if not request.instructions and not request.parts and len(state.message_history) == 1:
         raise UserError('No message history, user prompt, or instructions provided')
     return parts or None

@@ -303,6 +303,17 @@ class OutputSchema(Generic[T]):
         """The `TextOutput` function applied to text answers, if any."""
         return self.text_processor.function if self.text_processor is not None else None
 
+    @property
+    def takes_text_as_is(self) -> bool:
+        """Whether a plain text answer is the output as it is (text output without a `TextOutput` function): then
+        `process_text` returns the text, and needs no run context."""
+        processor = self.text_processor
+        return (
+            self.allow_text_output
+            and (processor is None or processor.function is None)
+            and type(self).process_text is OutputSchema.process_text
+        )
+
     async def process_text(self, text: str, ctx: RunContext[Any]) -> Any:
         """The output for a plain text answer (text output): the text, or what the `TextOutput` function returns."""
         if self.text_processor is None:

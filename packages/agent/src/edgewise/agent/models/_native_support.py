@@ -205,12 +205,12 @@ def resolve_model_tools(
     cannot is sent a revealed tool as it is (the run announces it in the history). A hidden tool marked neither for
     a search (`with_native`) nor by a capability, as parameters written by hand hold, is taken as the search's."""
     tools = params.function_tools
-    if (
-        not params.native_tools
-        and not params.revealed_tool_names
-        and not any(t.unless_native or t.defer_loading for t in tools)
-    ):  # nothing native, hidden or revealed (most requests): every function tool goes as it is
-        return _with_visibility(params, dict.fromkeys([t.name for t in tools], 'visible'))
+    if not params.native_tools and not params.revealed_tool_names:
+        if not tools:  # (an agent without tools)
+            return _with_visibility(params, {})
+        if not any(t.unless_native or t.defer_loading for t in tools):
+            # nothing native, hidden or revealed (most requests): every function tool goes as it is
+            return _with_visibility(params, dict.fromkeys([t.name for t in tools], 'visible'))
     can_withhold: SchemaWithholding | None = None
     if tool_deferral_mode == 'standalone' and tool_addition_mode is not None:
         can_withhold = _always

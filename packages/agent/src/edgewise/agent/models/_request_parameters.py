@@ -24,6 +24,7 @@ __all__ = (
     'ModelRequestParameters',
     'ToolVisibility',
     'prepare_return_schemas',
+    'agent_request_parameters',
     'prompted_output_instructions',
     'request_instructions',
     'resolve_return_schema',
@@ -207,6 +208,42 @@ def _taking_builtin_tools(init: Any) -> Any:
 
 
 ModelRequestParameters.__init__ = _taking_builtin_tools(ModelRequestParameters.__init__)  # type: ignore[method-assign]
+
+
+def agent_request_parameters(
+    *,
+    function_tools: list[ToolDefinition],
+    output_mode: OutputMode,
+    output_object: OutputObjectDefinition | None,
+    output_tools: list[ToolDefinition],
+    prompted_output_template: str | Literal[False] | None,
+    allow_text_output: bool,
+    allow_image_output: bool,
+    instruction_parts: list[InstructionPart] | None,
+) -> ModelRequestParameters:
+    """`ModelRequestParameters(...)` with these fields and the others' defaults, without the `__init__` (the
+    `builtin_tools` wrapper's keywords, then the dataclass's): the parameters an agent run builds for each request.
+    The instance's `__dict__` holds every field, in the order of the fields, as the `__init__` leaves it."""
+    params: ModelRequestParameters = _new(ModelRequestParameters)
+    params.__dict__ = {
+        'function_tools': function_tools,
+        'output_mode': output_mode,
+        'output_object': output_object,
+        'output_tools': output_tools,
+        'prompted_output_template': prompted_output_template,
+        'allow_text_output': allow_text_output,
+        'allow_image_output': allow_image_output,
+        'thinking': None,
+        'instruction_parts': instruction_parts,
+        'native_tools': [],
+        'revealed_tool_names': set(),
+        'tool_visibility': None,
+        'instruction_visibility': None,
+    }
+    return params
+
+
+_new = object.__new__
 
 
 def resolve_return_schema(tool_def: ToolDefinition, *, native: bool = False) -> ToolDefinition:

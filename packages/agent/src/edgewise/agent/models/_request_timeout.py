@@ -40,6 +40,8 @@ async def timed_request(
     Raises:
         ModelRequestTimeout: the request did not finish in time.
     """
+    if not settings and not model.settings:  # (most requests: no setting, so no deadline)
+        return await model.request(messages, settings, params)
     deadline = _start(model, settings, stream=False)
     if deadline is None:
         return await model.request(messages, settings, params)

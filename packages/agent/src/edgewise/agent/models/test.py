@@ -6,6 +6,7 @@ It needs no script: good for checking that an agent's tools and output are wired
 from __future__ import annotations as _annotations
 
 import base64
+import dataclasses
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any, Literal
@@ -30,6 +31,7 @@ from ..messages import (
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings
+from ..usage import RequestUsage
 from ._in_memory_batch import InMemoryBatchModel
 from ._model import RunContext
 from ._native_support import resolve_model_tools
@@ -150,12 +152,17 @@ class TestModel(InMemoryBatchModel):
         self, messages: list[ModelMessage], settings: ModelSettings | None, params: ModelRequestParameters
     ) -> ModelResponse:
         """The answer to a request, with its estimated usage."""
-        params = resolve_model_tools(
-            params,
-            lambda: self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
-            self.tool_deferral_mode,
-            self.tool_addition_mode,
-        )
+        if params.function_tools or params.native_tools or params.revealed_tool_names:
+            params = resolve_model_tools(
+                params,
+                lambda: (
+                    self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS)
+                ),
+                self.tool_deferral_mode,
+                self.tool_addition_mode,
+            )
+        else:  # no tool to resolve: the supported native tools and the modes play no part
+            params = resolve_model_tools(params, SUPPORTED_NATIVE_TOOLS)
         params = resolve_thinking(settings or {}, params, self.profile)
         self.last_model_request_parameters = params
         if params.native_tools:
@@ -164,7 +171,7 @@ class TestModel(InMemoryBatchModel):
         # Estimated from the parts before the response is made, so that it is made with its usage: the same count as
         # from the response's parts, which making it leaves as they are (none is a tool part of a typed kind).
         usage = self._estimator.estimate_answer(messages, parts)
-        return ModelResponse(parts=parts, usage=usage, model_name=self._model_name, provider_name=self._system)
+        return _response(parts, usage, self._model_name, self._system)
 
     def _check_tools_to_call(self, params: ModelRequestParameters, callable_tools: list[ToolDefinition]) -> None:
         if self.call_tools == 'all':
@@ -253,6 +260,36 @@ class TestModel(InMemoryBatchModel):
     def system(self) -> str:
         """`'test'`, unless `_system` was set to pose as another provider's model."""
         return self._system
+
+
+_RESPONSE_FIELDS = dataclasses.fields(ModelResponse)
+_RESPONSE_DEFAULTS: dict[str, Any] = {
+    f.name: None if f.default is dataclasses.MISSING else f.default for f in _RESPONSE_FIELDS
+}  # (every field, in order: those given and those of a factory are set over their `None`)
+_RESPONSE_FACTORIES = tuple(
+    (f.name, f.default_factory)
+    for f in _RESPONSE_FIELDS
+    if f.default_factory is not dataclasses.MISSING and f.name != 'usage'
+)
+
+
+def _response(
+    parts: list[ModelResponsePart], usage: RequestUsage, model_name: str, provider_name: str
+) -> ModelResponse:
+    """`ModelResponse(parts=parts, usage=usage, model_name=model_name, provider_name=provider_name)`, without the
+    keyword handling of its `__init__` (a test model makes one per request): the same `__dict__`, in the order of the
+    fields, then its `__post_init__`."""
+    response: ModelResponse = object.__new__(ModelResponse)
+    values = _RESPONSE_DEFAULTS.copy()
+    values['parts'] = parts
+    values['usage'] = usage
+    values['model_name'] = model_name
+    values['provider_name'] = provider_name
+    for name, factory in _RESPONSE_FACTORIES:
+        values[name] = factory()
+    response.__dict__ = values
+    response.__post_init__()
+    return response
 
 
 def _text_chunks(text: str) -> list[str]:

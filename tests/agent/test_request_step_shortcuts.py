@@ -1,0 +1,284 @@
+"""The shortcuts a model request step takes to cost less (its parameters built without their `__init__`, one
+request's parts read without a generator, no deadline started without a setting, the visibility of no tools, the
+prices wanted, no settings change looked for without a setting), and the text answer taken as the output as it is,
+give what the long way gives."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import anyio
+import pytest
+from pydantic import BaseModel
+
+from edgewise.agent import Agent, InstructionPart, ModelRequestTimeout, NativeOutput, RunContext, TextOutput
+from edgewise.agent._loop.history import has_tool_deltas, record_settings_change, request_has_tool_deltas
+from edgewise.agent._loop.node_support import prices_wanted
+from edgewise.agent._output.schema import OutputSchema, TextOutputSchema, build_output_schema
+from edgewise.agent._tools.definition import ToolDefinition
+from edgewise.agent.capabilities import AbstractCapability
+from edgewise.agent.messages import (
+    CapabilityLoadDeltaPart,
+    InstructionDeltaPart,
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    ModelSettingsDeltaPart,
+    SystemPromptPart,
+    TextPart,
+    ToolAvailabilityDeltaPart,
+    UserPromptPart,
+)
+from edgewise.agent.models import ModelRequestParameters
+from edgewise.agent.models._native_support import resolve_model_tools
+from edgewise.agent.models._request_parameters import agent_request_parameters
+from edgewise.agent.models._request_timeout import timed_request
+from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.models.test import TestModel
+from edgewise.agent.output import OutputObjectDefinition
+from edgewise.agent.settings import ModelSettings
+
+pytestmark = pytest.mark.anyio
+
+TOOL = ToolDefinition(name='probe', parameters_json_schema={'type': 'object', 'properties': {}})
+
+
+def _given() -> dict[str, Any]:
+    return {
+        'function_tools': [TOOL],
+        'output_mode': 'prompted',
+        'output_object': OutputObjectDefinition(json_schema={'type': 'object'}, name='Town'),
+        'output_tools': [],
+        'prompted_output_template': 'Answer as {schema}',
+        'allow_text_output': True,
+        'allow_image_output': True,
+        'instruction_parts': [InstructionPart('Be brief.')],
+    }
+
+
+def test_agent_request_parameters_equal_those_of_the_constructor_field_for_field_in_order() -> None:
+    given = _given()
+    fast = agent_request_parameters(**given)
+    made = ModelRequestParameters(**given)
+    assert type(fast) is ModelRequestParameters
+    assert list(vars(fast)) == list(vars(made)) == [f.name for f in dataclasses.fields(ModelRequestParameters)]
+    assert vars(fast) == vars(made)
+    assert fast == made
+    assert repr(fast) == repr(made)
+    assert fast.prompted_output_instructions == made.prompted_output_instructions
+
+
+def test_agent_request_parameters_get_mutable_defaults_of_their_own() -> None:
+    first, second = agent_request_parameters(**_given()), agent_request_parameters(**_given())
+    first.native_tools.append(object())  # type: ignore[arg-type]
+    first.revealed_tool_names.add('probe')
+    assert (second.native_tools, second.revealed_tool_names) == ([], set())
+
+
+@pytest.mark.parametrize(
+    'part',
+    [
+        UserPromptPart('hi'),
+        SystemPromptPart('rules'),
+        SystemPromptPart('this request only', scope='request'),
+        SystemPromptPart('stated', context_id='ctx-1'),
+        ToolAvailabilityDeltaPart(tools_added=['probe']),
+        CapabilityLoadDeltaPart(loaded=['cap']),
+        ModelSettingsDeltaPart(settings={'thinking': 'low'}),
+        InstructionDeltaPart(id=None, content='changed'),
+    ],
+    ids=lambda part: f'{part.part_kind}-{getattr(part, "scope", "")}-{getattr(part, "context_id", "")}',
+)
+def test_one_requests_tool_deltas_are_read_as_the_whole_history_reads_them(part: ModelRequestPart) -> None:
+    for parts in ([part], [UserPromptPart('first'), part], [part, UserPromptPart('after')]):
+        request = ModelRequest(parts)
+        long_way = any(
+            isinstance(
+                p, ToolAvailabilityDeltaPart | CapabilityLoadDeltaPart | ModelSettingsDeltaPart | InstructionDeltaPart
+            )
+            or (isinstance(p, SystemPromptPart) and (p.scope == 'request' or p.context_id is not None))
+            for p in request.parts
+        )
+        assert request_has_tool_deltas(request) is long_way
+        assert has_tool_deltas([request]) is long_way
+        history: list[ModelMessage] = [ModelRequest([UserPromptPart('x')]), ModelResponse([TextPart('y')]), request]
+        assert has_tool_deltas(history) is long_way
+    expected = not isinstance(part, UserPromptPart) and not (
+        isinstance(part, SystemPromptPart) and part.scope == 'conversation' and part.context_id is None
+    )
+    assert request_has_tool_deltas(ModelRequest([part])) is expected
+
+
+def test_an_empty_request_holds_no_tool_delta() -> None:
+    assert request_has_tool_deltas(ModelRequest([])) is False
+    assert has_tool_deltas([]) is False
+
+
+@pytest.mark.parametrize('system', ['test', 'function', 'openai', 'anthropic'])
+def test_prices_are_wanted_for_priced_providers_until_loaded(system: str) -> None:
+    from edgewise.agent._cost import priced_provider, prices_loaded
+
+    assert prices_wanted(system) is (not prices_loaded() and priced_provider(system))
+    assert prices_wanted('test') is False
+
+
+def test_a_request_without_tools_resolves_to_an_empty_visibility_like_one_with_tools() -> None:
+    bare = ModelRequestParameters(output_mode='text')
+    resolved = resolve_model_tools(bare, frozenset())
+    assert resolved is not bare
+    assert resolved.tool_visibility == {}
+    assert vars(resolved) == {**vars(bare), 'tool_visibility': {}}
+    assert bare.tool_visibility is None  # the parameters given are left as they are
+    with_tool = resolve_model_tools(ModelRequestParameters(function_tools=[TOOL]), frozenset())
+    assert with_tool.tool_visibility == {'probe': 'visible'}
+    hidden = dataclasses.replace(TOOL, defer_loading=True)
+    assert resolve_model_tools(ModelRequestParameters(function_tools=[hidden]), frozenset()).tool_visibility == {
+        'probe': 'withheld'
+    }
+
+
+async def _never(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    await anyio.sleep_forever()
+    raise AssertionError
+
+
+async def test_a_models_own_request_timeout_applies_to_a_request_sent_without_settings() -> None:
+    model = FunctionModel(_never, model_name='slow', settings={'request_timeout': 0.05})
+    with pytest.raises(ModelRequestTimeout), anyio.fail_after(30):  # (a request with no deadline fails, not hangs)
+        await timed_request(model, [ModelRequest([UserPromptPart('hi')])], None, ModelRequestParameters())
+
+
+async def test_a_request_without_any_setting_is_sent_as_it_is() -> None:
+    model = TestModel()
+    response = await timed_request(model, [ModelRequest([UserPromptPart('hi')])], None, ModelRequestParameters())
+    assert response.parts == [TextPart('success (no tool calls)')]
+    assert model.settings is None
+
+
+async def test_an_agent_without_instructions_sends_none_and_one_with_them_sends_them() -> None:
+    bare = TestModel()
+    await Agent(bare).run('hi')
+    assert bare.last_model_request_parameters is not None
+    assert bare.last_model_request_parameters.instruction_parts is None
+    instructed = TestModel()
+    agent = Agent(instructed, instructions='Be brief.')
+
+    @agent.instructions
+    def more(ctx: RunContext[None]) -> str:
+        return 'And kind.'
+
+    result = await agent.run('hi')
+    first = result.all_messages()[0]
+    assert isinstance(first, ModelRequest)
+    assert first.instructions == 'Be brief.\n\nAnd kind.'
+    bare_result = await Agent(TestModel()).run('hi')
+    first = bare_result.all_messages()[0]
+    assert isinstance(first, ModelRequest)
+    assert first.instructions is None
+
+
+class Town(BaseModel):
+    name: str
+
+
+def _shout(text: str) -> str:
+    return text.upper()
+
+
+class _Echoing(TextOutputSchema[Any]):
+    async def process_text(self, text: str, ctx: RunContext[Any]) -> Any:
+        return f'echo: {text}'
+
+
+@pytest.mark.parametrize(
+    ('output_type', 'as_is'),
+    [(str, True), (Town | str, True), (TextOutput(_shout), False), (Town, False), (NativeOutput(Town), False)],
+    ids=['str', 'tool-or-text', 'text-output', 'tool', 'native'],
+)
+def test_a_schema_takes_text_as_is_only_where_process_text_returns_it(output_type: Any, as_is: bool) -> None:
+    schema: OutputSchema[Any] = build_output_schema(output_type)
+    assert schema.takes_text_as_is is as_is
+
+
+def test_a_schema_that_processes_text_its_own_way_does_not_take_it_as_is() -> None:
+    assert TextOutputSchema().takes_text_as_is is True
+    assert _Echoing().takes_text_as_is is False
+
+
+class _Shouting(AbstractCapability[Any]):
+    async def after_output_process(self, ctx: RunContext[Any], *, output_context: Any, output: Any) -> Any:
+        return output.upper()
+
+
+async def test_a_text_answer_still_goes_through_functions_validators_and_hooks() -> None:
+    assert (await Agent(TestModel(custom_output_text='plain')).run('hi')).output == 'plain'
+    assert (await Agent(TestModel(custom_output_text='fn'), output_type=TextOutput(_shout)).run('hi')).output == 'FN'
+    validated = Agent(TestModel(custom_output_text='checked'))
+
+    @validated.output_validator
+    def exclaim(output: str) -> str:
+        return f'{output}!'
+
+    assert (await validated.run('hi')).output == 'checked!'
+    hooked = Agent(TestModel(custom_output_text='hooked'), capabilities=[_Shouting()])
+    assert (await hooked.run('hi')).output == 'HOOKED'
+
+
+@pytest.mark.parametrize(
+    ('model_settings', 'run_settings'),
+    [(None, None), ({'thinking': 'low'}, None), (None, {'thinking': 'high'}), ({'temperature': 0.5}, None)],
+    ids=['none', 'model-thinking', 'run-thinking', 'other-setting'],
+)
+async def test_a_settings_change_is_recorded_as_without_the_shortcut(
+    model_settings: ModelSettings | None, run_settings: ModelSettings | None
+) -> None:
+    model = TestModel(settings=model_settings)
+    result = await Agent(model).run('hi', model_settings=run_settings)
+    first = result.all_messages()[0]
+    assert isinstance(first, ModelRequest)
+    deltas = [p for p in first.parts if isinstance(p, ModelSettingsDeltaPart)]
+    wanted: Any = {**(model_settings or {}), **(run_settings or {})}.get('thinking')
+    assert deltas == ([ModelSettingsDeltaPart(settings={'thinking': wanted}, top_level=True)] if wanted else [])
+
+
+async def test_test_model_resolves_a_request_with_tools_and_one_without_alike() -> None:
+    model = TestModel()
+    agent = Agent(model)
+    await agent.run('hi')
+    assert model.last_model_request_parameters is not None
+    assert model.last_model_request_parameters.tool_visibility == {}
+
+    @agent.tool_plain
+    def probe() -> str:
+        return 'probed'
+
+    await agent.run('hi')
+    assert model.last_model_request_parameters.tool_visibility == {'probe': 'visible'}
+
+
+def test_a_models_own_thinking_is_recorded_when_the_request_has_no_settings() -> None:
+    history: list[ModelMessage] = [ModelRequest([UserPromptPart('hi')])]
+    assert record_settings_change(history, TestModel(), None, False) is None
+    assert len(history[0].parts) == 1
+    event = record_settings_change(history, TestModel(settings={'thinking': 'low'}), None, False)
+    assert event is not None
+    assert event.part == ModelSettingsDeltaPart(settings={'thinking': 'low'}, top_level=True)
+    assert history[0].parts[-1] is event.part
+
+
+def test_test_models_responses_are_made_as_the_constructor_makes_them() -> None:
+    from edgewise.agent._messages.usage_counts import token_usage
+    from edgewise.agent.models.test import _response
+
+    parts: list[Any] = [TextPart('answer')]
+    usage = token_usage(51, 1)
+    fast = _response(parts, usage, 'test', 'test')
+    made = ModelResponse(parts=parts, usage=usage, model_name='test', provider_name='test')
+    assert list(vars(fast)) == list(vars(made)) == [f.name for f in dataclasses.fields(ModelResponse)]
+    assert {**vars(fast), 'timestamp': None} == {**vars(made), 'timestamp': None}
+    assert fast.timestamp.tzinfo is not None
+    assert fast.timestamp <= made.timestamp
+    assert _response([], usage, 'test', 'test').timestamp is not fast.timestamp
+    assert fast.usage is usage
