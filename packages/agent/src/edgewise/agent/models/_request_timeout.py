@@ -27,6 +27,8 @@ __all__ = ('timed_request', 'timed_stream')
 
 
 def _start(model: Model, settings: ModelSettings | None, *, stream: bool) -> RequestDeadline | None:
+    if not settings and not model.settings:  # (most requests: no setting, so no deadline to merge settings for)
+        return None
     if not model._starts_request_deadline():  # a `FallbackModel` starts one per model it tries
         return None
     return RequestDeadline.start(model.model_name, merge_model_settings(model.settings, settings), stream=stream)
@@ -40,8 +42,6 @@ async def timed_request(
     Raises:
         ModelRequestTimeout: the request did not finish in time.
     """
-    if not settings and not model.settings:  # (most requests: no setting, so no deadline)
-        return await model.request(messages, settings, params)
     deadline = _start(model, settings, stream=False)
     if deadline is None:
         return await model.request(messages, settings, params)
