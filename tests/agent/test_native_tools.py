@@ -44,7 +44,7 @@ pytestmark = pytest.mark.anyio
 
 _TOOLS = pydantic.TypeAdapter(list[AbstractNativeTool])
 _AGENT_BUILTIN = r'`Agent\(builtin_tools=...\)` is deprecated, use `capabilities=\[NativeTool\(...\)\]` instead'
-_RUN_BUILTIN = r'`agent.iter\(builtin_tools=...\)` is deprecated'
+_RUN_BUILTIN = r'`agent.run\(builtin_tools=...\)` is deprecated'
 
 
 # --- the tool classes --------------------------------------------------------------------------------------------

@@ -165,7 +165,7 @@ async def test_the_split_retry_arguments_still_work_with_a_deprecation_warning()
 
     with pytest.raises(UnexpectedModelBehavior, match=r'output retries \(1\)'):
         await agent.run('go')
-    warns = pytest.warns(DeprecationWarning, match=r'`agent.iter\(output_retries=...\)` is deprecated')
+    warns = pytest.warns(DeprecationWarning, match=r'`agent.run\(output_retries=...\)` is deprecated')
     with warns, pytest.raises(UnexpectedModelBehavior, match=r'output retries \(0\)'):
         await agent.run('go', output_retries=0)  # type: ignore[call-overload]
 

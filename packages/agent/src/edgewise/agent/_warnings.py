@@ -11,6 +11,9 @@ UsageLimitUnavailableWarning(Warning)                           a token or cost 
 
 from __future__ import annotations as _annotations
 
+import os
+import sys
+
 __all__ = (
     'CostCalculationFailedWarning',
     'CostNotFoundWarning',
@@ -47,3 +50,49 @@ class UsageExtractionFailedWarning(Warning):
 class UsageLimitUnavailableWarning(Warning):
     """A token or cost limit is set, but some responses carry no usage, so the limit cannot see all of the run.
     (pydantic-ai 2.68's class; Edgewise does not emit it yet.)"""
+
+
+_RUN_ENTRIES = {
+    name: name for name in ('iter', 'run', 'run_sync', 'run_stream', 'run_stream_sync', 'run_stream_events')
+} | {'run_events': 'run_stream_events'}
+"""The `Agent` methods a run starts from, whose name a warning about a run's argument gives, by the name of their
+function on the stack (`run_stream_events` starts its run in `run_events`, at the first event asked for)."""
+
+
+def _library_folders() -> tuple[str, ...]:
+    """The folders (and files) whose frames are not the application's: Edgewise's packages, and the event loops,
+    context managers and task groups a run goes through (between `run_sync` and its caller, or `async with` and its
+    body). Looked up at each warning (they are rare), so that a backend loaded since counts too."""
+    import contextlib
+
+    import anyio
+
+    import edgewise.graph
+
+    folders = [os.path.dirname(__file__), *edgewise.graph.__path__, *anyio.__path__]
+    for name in ('asyncio', 'sniffio', 'trio', 'outcome'):  # (the event loops anyio may be running on)
+        folders += getattr(sys.modules.get(name), '__path__', ())
+    return (*(os.path.join(folder, '') for folder in folders), contextlib.__file__)
+
+
+def application_caller() -> tuple[int, str | None]:
+    """Where a warning about an argument of a run should point: the `stacklevel` for `warnings.warn` in the
+    function calling this one that reaches the first frame of the application, however many of Edgewise's frames,
+    event loops and context managers lie between (`run_sync` starts a loop, `async with agent.iter(...)` enters
+    through `contextlib`); and the `Agent` method the application called (`'run_sync'`, ...), or `None` if no run
+    entry point is on the way. Python hides a `DeprecationWarning` that points at a library's line outside
+    `__main__`: one that points at the application's own line is shown to a script's author.
+
+    A run driven from a task the library started has no application frame above it: the warning points at
+    whatever runs the event loop (or at the outermost frame).
+    """
+    folders = _library_folders()
+    frame = sys._getframe(1)
+    level, entry = 1, None
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(folders):
+        code = frame.f_code
+        if code.co_name in _RUN_ENTRIES and code.co_filename.startswith(folders[0]):
+            entry = _RUN_ENTRIES[code.co_name]
+        frame = frame.f_back
+        level += 1
+    return level, entry

@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 
 from typing_extensions import TypedDict
 
-from .._warnings import PydanticAIDeprecationWarning
+from .._warnings import PydanticAIDeprecationWarning, application_caller
 from ..exceptions import UserError
 from ..messages import AgentStreamEvent
 from ..native_tools._base import AbstractNativeTool
@@ -88,19 +88,22 @@ def agent_retry_budgets(retries: int | AgentRetries | None, legacy: dict[str, An
 
 
 def run_retry_budgets(
-    retries: int | AgentRetries | None, legacy: dict[str, Any], owner: str = 'agent.iter', stacklevel: int = 4
+    retries: int | AgentRetries | None, legacy: dict[str, Any], owner: str | None = None
 ) -> AgentRetries:
     """The budgets a run (`run(retries=...)`) or an override block (`override(retries=...)`) asks for, over the
     agent's: a bare `int` sets both the tool and the output budget, a dict only the keys it names (pydantic-ai
-    2.x; 1.x could not set the tool budget per run). The deprecated `output_retries=` is read from `legacy`.
+    2.x; 1.x could not set the tool budget per run). The deprecated `output_retries=` is read from `legacy`, and
+    its warning names `owner` (by default the run's entry point, `agent.run`, ...) and points at the application's
+    call.
 
     Raises:
         UserError: `legacy` holds another keyword argument.
     """
     if 'output_retries' in legacy:
         value = legacy.pop('output_retries')
+        stacklevel, entry = application_caller()
         warnings.warn(
-            f'`{owner}(output_retries=...)` is deprecated and will be removed in v2.0. '
+            f'`{owner or _run_owner(entry)}(output_retries=...)` is deprecated and will be removed in v2.0. '
             "Use `retries={'output': ...}` (or `retries=<int>` to override both budgets) instead.",
             PydanticAIDeprecationWarning,
             stacklevel=stacklevel,
@@ -170,18 +173,30 @@ def pop_deprecated(kwargs: dict[str, Any], name: str, replacement: str) -> Any:
 
 
 def pop_deprecated_builtin_tools(
-    kwargs: dict[str, Any], owner: str, *, has_native_tools: bool = False, stacklevel: int = 4
+    kwargs: dict[str, Any], owner: str | None = None, *, has_native_tools: bool = False, stacklevel: int | None = None
 ) -> Any:
     """Take the deprecated `builtin_tools=` (native tools' name before pydantic-ai 1.107) out of the keyword
-    arguments of `owner` (warning, if given), or `None`."""
+    arguments of `owner` (warning, if given), or `None`. Without `owner` and `stacklevel`, the warning names the
+    run's entry point (`agent.run`, ...) and points at the application's call."""
     if 'builtin_tools' not in kwargs:
         return None
+    entry = None
+    if stacklevel is None:
+        stacklevel, entry = application_caller()
     if has_native_tools:
         message = '`builtin_tools=` is deprecated, use `native_tools=` instead.'
     else:
-        message = f'`{owner}(builtin_tools=...)` is deprecated, use `capabilities=[NativeTool(...)]` instead.'
+        message = (
+            f'`{owner or _run_owner(entry)}(builtin_tools=...)` is deprecated, use `capabilities=[NativeTool(...)]` '
+            'instead.'
+        )
     warnings.warn(message, PydanticAIDeprecationWarning, stacklevel=stacklevel)
     return kwargs.pop('builtin_tools')
+
+
+def _run_owner(entry: str | None) -> str:
+    """How a warning names the run's entry point: `agent.run_sync`, ... (`agent.iter` when none was found)."""
+    return f'agent.{entry or "iter"}'
 
 
 def instruction_items(instructions: AgentInstructions) -> list[Any]:

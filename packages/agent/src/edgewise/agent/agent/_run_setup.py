@@ -284,13 +284,11 @@ async def new_run(
 ) -> PreparedRun:
     """A new run (`iter`), prepared: its deps and state from the agent and the arguments, its toolset made (not
     entered), its graph run ready to open at the user prompt node, and the metadata computed again at its end."""
-    # The warnings name the caller of `iter`: past this method, `_run` and the context manager's `__aenter__`.
-    run_native_tools = (
-        pop_deprecated_builtin_tools(deprecated_kwargs, 'agent.iter', stacklevel=5) if deprecated_kwargs else None
-    )
+    # The warnings name the run's entry point (`agent.run`, ...) and point at the application's call of it.
+    run_native_tools = pop_deprecated_builtin_tools(deprecated_kwargs) if deprecated_kwargs else None
     budgets = AgentRetries()
     if retries is not None or deprecated_kwargs:
-        budgets = run_retry_budgets(retries, deprecated_kwargs, 'agent.iter', stacklevel=5)
+        budgets = run_retry_budgets(retries, deprecated_kwargs)
     spec_metadata = None
     if spec is not None:  # the spec fills in what the run leaves unset, and adds to the rest
         from ._from_spec import run_from_spec  # (specs are loaded only by the programs that use them)
