@@ -163,7 +163,8 @@ def record_model_response(
     response.run_id = response.run_id or state.run_id
     response.conversation_id = response.conversation_id or state.conversation_id
     response.workspace_ref = deps.workspace_ref
-    fill_response_cost(response)
+    if response.usage.cost is None and priced_provider(response.provider_name):  # (else nothing to price it by)
+        fill_response_cost(response)
     state.usage.incr(response.usage)
     if response.failed_attempts:
         failed = [a for a in response.failed_attempts if not any(a is c for c in counted)]
@@ -172,8 +173,9 @@ def record_model_response(
         tag_tool_calls(response, deps.tool_kinds)
     state.message_history.append(response)
     # The snapshot of the `CallToolsNode` that follows holds the response: its state need not hold it too.
-    state.response_in_node = deps.durable
+    state.response_in_node = deps.persistence is not None  # (`deps.durable`)
     if deps.usage_limits.has_token_limits():
         deps.usage_limits.check_tokens(state.usage, state.message_history, response.usage)
     # Later responses may still be priced: an unknown cost is reported once, as the run ends.
-    deps.usage_limits.check_cost(state.usage, warn_if_cost_unavailable=False, messages=state.message_history)
+    if deps.usage_limits.cost_limit is not None:  # (`check_cost` checks nothing otherwise)
+        deps.usage_limits.check_cost(state.usage, warn_if_cost_unavailable=False, messages=state.message_history)

@@ -52,7 +52,7 @@ async def prepare_request(
         await load_prices_for(system)
     request = node.request
     request.timestamp = now()
-    if deps.durable:  # the next snapshot stores the messages from this request on
+    if deps.persistence is not None:  # (`deps.durable`) the next snapshot stores the messages from this request on
         state.message_offset = len(history)
         state.response_in_node = False
     history.append(request)
