@@ -24,12 +24,14 @@ from ..models._instruction_history import RECORD_PARTS
 from ..models._request_parameters import ModelRequestParameters, resolve_return_schema
 from ..native_tools._tool_search import ToolSearchTool
 from ..tool_manager import TOOL_HOOKS, ToolManager
+from ..toolsets._no_instructions import gives_no_instructions
 from ..toolsets._tool_search import discovered_tool_names
 from .instruction_window import update_instruction_history
 
 __all__ = (
     'prepare_step_tools',
     'prepare_output_tools',
+    'unhooked_output_tools',
     'request_instructions',
     'offer_provider_tool_search',
     'withhold_unevidenced_reveals',
@@ -146,7 +148,9 @@ async def request_instructions(
     Raises:
         UserError: the run has nothing to send: no message history, no user prompt and no instructions.
     """
-    parts = await deps.instruction_parts(state)
+    parts: list[InstructionPart] = []
+    if deps.instructions or not gives_no_instructions(deps.toolset):  # (else no block to ask for)
+        parts = await deps.instruction_parts(state)
     if deps.tool_deltas or (parts and any(part.on_change == 'append' for part in parts)):
         # a block that appends its changes, or a history that may hold an instruction window (pydantic-ai 2.68)
         parts = update_instruction_history(state.message_history, parts, request)
@@ -223,6 +227,18 @@ def _refresh_discovered(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) 
         deps.discovered_tool_names.update(found)
 
 
+def unhooked_output_tools(deps: GraphAgentDeps[Any, Any]) -> list[ToolDefinition] | None:
+    """The output tools of this step when no capability's `prepare_output_tools` hook can change them (no hook, or no
+    output tool), with `deps.step_output_tools` cleared; else `None` (`prepare_output_tools` runs the hooks). Asked
+    before awaiting those: most requests need no coroutine for their output tools."""
+    tool_defs = deps.output_schema.tool_defs
+    root = deps.root_capability
+    if root is None or not tool_defs or not root.overrides('prepare_output_tools'):
+        deps.step_output_tools = None
+        return list(tool_defs)
+    return None
+
+
 async def prepare_output_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> list[ToolDefinition]:
     """The output tools of this step: the output schema's, through the capabilities' `prepare_output_tools`
     hooks (with the output retry count in the run context). `deps.step_output_tools` names them.
@@ -230,11 +246,11 @@ async def prepare_output_tools(state: GraphAgentState, deps: GraphAgentDeps[Any,
     Raises:
         UserError: a hook returned an output tool the schema does not have.
     """
+    if (unhooked := unhooked_output_tools(deps)) is not None:
+        return unhooked
     tool_defs = deps.output_schema.tool_defs
     root = deps.root_capability
-    if root is None or not tool_defs or not root.overrides('prepare_output_tools'):
-        deps.step_output_tools = None
-        return list(tool_defs)
+    assert root is not None  # (else `unhooked_output_tools` gave them)
     ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
     prepared: list[ToolDefinition] = await root.prepare_output_tools(ctx, list(tool_defs))
     names = {tool_def.name for tool_def in prepared}
