@@ -4,6 +4,7 @@ loaded, a suspended response recognized, the messages put on the request's span)
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 from collections.abc import AsyncGenerator, Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -19,6 +20,8 @@ from ..messages import (
     EnqueuedMessagesEvent,
     HandleResponseEvent,
     ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
     ModelResponse,
     ModelSettingsDeltaEvent,
 )
@@ -37,6 +40,7 @@ __all__ = (
     'leading_events',
     'with_emitted',
     'now',
+    'prompt_request',
     'take_streamed_next',
     'check_not_streamed',
     'load_prices_for',
@@ -84,6 +88,22 @@ async def with_emitted(
 
 def now() -> datetime:
     return datetime.now(tz=timezone.utc)
+
+
+_REQUEST_DEFAULTS: dict[str, Any] = {
+    f.name: None if f.default is dataclasses.MISSING else f.default for f in dataclasses.fields(ModelRequest)
+}  # (every field, in order; `parts` is set over its `None`)
+
+
+def prompt_request(parts: list[ModelRequestPart]) -> ModelRequest:
+    """`ModelRequest(parts)` for a request of system and user prompts only (a run's first request), without its
+    `__init__`'s keyword handling nor its `__post_init__`: the same `__dict__`, in the order of the fields. Its
+    checks concern spoken and tool parts, which such a request has none of."""
+    request: ModelRequest = object.__new__(ModelRequest)
+    values = _REQUEST_DEFAULTS.copy()
+    values['parts'] = parts
+    request.__dict__ = values
+    return request
 
 
 def take_streamed_next(node: object) -> Any:

@@ -100,6 +100,7 @@ from .node_support import (
     is_suspended,
     leading_events,
     now,
+    prompt_request,
     record_model_response,
     trace_exchange,
     with_emitted,
@@ -192,7 +193,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             parts = list(statements)
         if deps.persistence is not None:  # (`stored_through` has nothing to store otherwise)
             stored_through(ctx, kept)
-        return ModelRequestNode(ModelRequest(parts))
+        return ModelRequestNode(prompt_request(parts))  # (system and user prompts only)
 
 
 def _resume_deferred(

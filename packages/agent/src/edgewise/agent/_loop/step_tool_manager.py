@@ -24,7 +24,7 @@ from ..models._instruction_history import RECORD_PARTS
 from ..models._request_parameters import ModelRequestParameters, resolve_return_schema
 from ..native_tools._tool_search import ToolSearchTool
 from ..tool_manager import TOOL_HOOKS, ToolManager
-from ..toolsets._no_instructions import gives_no_instructions
+from ..toolsets._default_methods import gives_no_instructions
 from ..toolsets._tool_search import discovered_tool_names
 from .instruction_window import update_instruction_history
 

@@ -40,7 +40,7 @@ from ..native_tools import AbstractNativeTool
 from ..settings import ModelSettings
 from ..tools import AgentNativeTool, RunContext, ToolDefinition
 from ..toolsets import AbstractToolset, ToolsetTool
-from ..toolsets._no_instructions import gives_no_instructions
+from ..toolsets._default_methods import gives_no_instructions
 from ..usage import RequestUsage, RunUsage, UsageLimits
 from ..workspaces import Workspace, WorkspaceRef
 from .history_scan import HistoryScan
