@@ -74,6 +74,7 @@ from .call_tools_parts import (
     output_args_valid,
     skipped_call,
     status_part,
+    text_as_is,
     validate_output,
 )
 from .continuation import continue_turn, continued_stream
@@ -487,6 +488,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 calls.append(part)
         if calls:
             next_node = await self._handle_tool_calls(ctx, calls)
+        elif (text := text_as_is(self.model_response, ctx.deps)) is not None:
+            next_node = End(FinalResult(text))  # type: ignore[arg-type]  # (nothing to run it through)
         else:
             next_node = await self._handle_text(ctx)
         if ctx.deps.persistence is not None:  # (`stored_through` has nothing to store otherwise)
@@ -590,8 +593,6 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if schema.allows_image and (images := self.model_response.images):
             return await self._handle_image(ctx, images[0])  # an image is the output before any text (pydantic-ai)
         text = answer_text(self.model_response)  # a response with text has something to act on: not judged below
-        if text and schema.takes_text_as_is and not deps.output_validators and not deps.hooked & OUTPUT_HOOKS:
-            return End(FinalResult(text))  # type: ignore[arg-type]  # (most text answers: nothing to run it through)
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
         answer = None if text else no_output_answer(self.model_response, deps)

@@ -28,6 +28,7 @@ from .loaded_instructions import blocks_after_hooks, blocks_for_hooks, loaded_bl
 from .node_support import add_enqueued_events, load_prices_for, now, prices_wanted
 from .request_hooks import run_request_hooks
 from .step_tool_manager import (
+    asks_for_instructions,
     offer_provider_tool_search,
     prepare_output_tools,
     prepare_step_tools,
@@ -77,7 +78,8 @@ async def prepare_request(
         add_enqueued_events(node, reveal_loads_ahead(deps, request, loads_ahead))
     if deps.loaded_capability_ids:  # (else no capability's tools to reveal)
         _backfill_capability_reveals(state, deps)
-    instruction_parts = await request_instructions(state, deps, request)
+    blocks = await deps.instruction_parts(state) if asks_for_instructions(deps) else []
+    instruction_parts = request_instructions(state, deps, request, blocks)
     return await request_parameters(node, ctx, streaming, instruction_parts=instruction_parts)
 
 

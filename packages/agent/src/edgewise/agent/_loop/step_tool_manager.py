@@ -33,6 +33,7 @@ __all__ = (
     'prepare_output_tools',
     'unhooked_output_tools',
     'request_instructions',
+    'asks_for_instructions',
     'offer_provider_tool_search',
     'withhold_unevidenced_reveals',
 )
@@ -138,19 +139,23 @@ def _remember(listing: dict[str, Any], derived: _Derived) -> None:
     _last_seen = _Seen(listing, derived)
 
 
-async def request_instructions(
-    state: GraphAgentState, deps: GraphAgentDeps[Any, Any], request: ModelRequest
+def asks_for_instructions(deps: GraphAgentDeps[Any, Any]) -> bool:
+    """Whether the run's instruction blocks have to be asked for (`GraphAgentDeps.instruction_parts`): the agent has
+    instructions of its own, or its toolset may have some. Else there are none, and no coroutine is made for them."""
+    return bool(deps.instructions) or not gives_no_instructions(deps.toolset)
+
+
+def request_instructions(
+    state: GraphAgentState, deps: GraphAgentDeps[Any, Any], request: ModelRequest, parts: list[InstructionPart]
 ) -> list[InstructionPart] | None:
-    """Set the instructions of `request`, the one the current step sends (its toolsets already prepared), recording
-    on it the instruction window's baseline or changes when a block is `on_change='append'` (`instruction_window`).
-    Returns the blocks joined into them (`ModelRequestParameters.instruction_parts`), `None` when there are none.
+    """Set the instructions of `request`, the one the current step sends (its toolsets already prepared), from the
+    run's instruction blocks `parts`, recording on it the instruction window's baseline or changes when a block is
+    `on_change='append'` (`instruction_window`). Returns the blocks joined into them
+    (`ModelRequestParameters.instruction_parts`), `None` when there are none.
 
     Raises:
         UserError: the run has nothing to send: no message history, no user prompt and no instructions.
     """
-    parts: list[InstructionPart] = []
-    if deps.instructions or not gives_no_instructions(deps.toolset):  # (else no block to ask for)
-        parts = await deps.instruction_parts(state)
     if deps.tool_deltas or (parts and any(part.on_change == 'append' for part in parts)):
         # a block that appends its changes, or a history that may hold an instruction window (pydantic-ai 2.68)
         parts = update_instruction_history(state.message_history, parts, request)
