@@ -5,8 +5,9 @@ loaded, a suspended response recognized, the messages put on the request's span)
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import datetime, timezone
+from functools import partial
 from typing import Any
 
 import anyio
@@ -86,8 +87,8 @@ async def with_emitted(
         await events.aclose()
 
 
-def now() -> datetime:
-    return datetime.now(tz=timezone.utc)
+now: Callable[[], datetime] = partial(datetime.now, timezone.utc)
+"""The current time in UTC (`datetime.now(tz=timezone.utc)`, with no Python frame of its own)."""
 
 
 _REQUEST_DEFAULTS: dict[str, Any] = {

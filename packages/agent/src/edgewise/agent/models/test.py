@@ -163,7 +163,8 @@ class TestModel(InMemoryBatchModel):
             )
         else:  # no tool to resolve: the supported native tools and the modes play no part
             params = resolve_model_tools(params, SUPPORTED_NATIVE_TOOLS)
-        params = resolve_thinking(settings or {}, params, self.profile)
+        if settings:  # (without a setting there is no `thinking` to resolve, and no `service_tier` to check)
+            params = resolve_thinking(settings, params, self.profile)
         self.last_model_request_parameters = params
         if params.native_tools:
             raise UserError('TestModel does not support built-in tools')
