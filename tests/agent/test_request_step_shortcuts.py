@@ -7,6 +7,7 @@ tracing), and the text answer taken as the output as it is, give what the long w
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import anyio
@@ -19,6 +20,7 @@ from edgewise.agent._loop.node_support import prices_wanted, prompt_request
 from edgewise.agent._output.schema import OutputSchema, TextOutputSchema, build_output_schema
 from edgewise.agent._tools.definition import ToolDefinition
 from edgewise.agent.capabilities import AbstractCapability
+from edgewise.agent.exceptions import UserError
 from edgewise.agent.messages import (
     BinaryImage,
     CapabilityLoadDeltaPart,
@@ -40,6 +42,7 @@ from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models._native_support import resolve_model_tools
 from edgewise.agent.models._request_parameters import agent_request_parameters
 from edgewise.agent.models._request_timeout import timed_request
+from edgewise.agent.models._thinking import resolve_thinking
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.output import OutputObjectDefinition
@@ -447,3 +450,22 @@ def test_a_usage_of_a_class_not_seen_before_sums_its_extra_counters() -> None:
     run.incr(_Metered(input_tokens=1, future_tokens=2))
     run.incr(RequestUsage(input_tokens=1, future_tokens=3))
     assert (run.input_tokens, run.__dict__['future_tokens'], run.requests) == (2, 5, 2)
+
+
+@pytest.mark.parametrize(
+    'settings',
+    [None, {}, {'thinking': 'low'}, {'thinking': False}, {'service_tier': 'flex'}, {'service_tier': 'bogus'}],
+    ids=['none', 'empty', 'low', 'off', 'tier', 'bad-tier'],
+)
+def test_test_model_resolves_thinking_as_the_long_way(settings: ModelSettings | None) -> None:
+    model = TestModel(profile=ModelProfile(supports_thinking=True))
+    messages: list[ModelMessage] = [ModelRequest([UserPromptPart('hi')])]
+    params = ModelRequestParameters()
+    try:
+        expected = resolve_thinking(settings or {}, resolve_model_tools(params, frozenset()), model.profile)
+    except UserError as error:
+        with pytest.raises(UserError, match=re.escape(str(error))):
+            model._respond(messages, settings, params)
+        return
+    model._respond(messages, settings, params)
+    assert model.last_model_request_parameters == expected
