@@ -168,7 +168,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             else:
                 kept, statements = await refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:
-            parts = [*statements, *parts, UserPromptPart(self.user_prompt)]
+            parts = [*statements, *parts, UserPromptPart(self.user_prompt, timestamp=now())]  # (`now`: no frame)
         elif not parts and history:
             last = history[-1]
             if isinstance(last, ModelRequest):

@@ -9,6 +9,7 @@ import base64
 import dataclasses
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 import pydantic_core
@@ -270,7 +271,7 @@ _RESPONSE_DEFAULTS: dict[str, Any] = {
 _RESPONSE_FACTORIES = tuple(
     (f.name, f.default_factory)
     for f in _RESPONSE_FIELDS
-    if f.default_factory is not dataclasses.MISSING and f.name != 'usage'
+    if f.default_factory is not dataclasses.MISSING and f.name not in ('usage', 'timestamp')
 )
 
 
@@ -286,6 +287,7 @@ def _response(
     values['usage'] = usage
     values['model_name'] = model_name
     values['provider_name'] = provider_name
+    values['timestamp'] = datetime.now(timezone.utc)  # (what its factory gives, without a frame of its own)
     for name, factory in _RESPONSE_FACTORIES:
         values[name] = factory()
     response.__dict__ = values
