@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from edgewise.agent import Agent, InstructionPart, ModelRequestTimeout, NativeOutput, RunContext, TextOutput
 from edgewise.agent._loop.history import has_tool_deltas, record_settings_change, request_has_tool_deltas
 from edgewise.agent._loop.node_support import prices_wanted, prompt_request
+from edgewise.agent._loop.step_tool_manager import run_tool_manager
 from edgewise.agent._output.schema import OutputSchema, TextOutputSchema, build_output_schema
 from edgewise.agent._tools.definition import ToolDefinition
 from edgewise.agent.capabilities import AbstractCapability
@@ -48,6 +49,7 @@ from edgewise.agent.models.test import TestModel
 from edgewise.agent.output import OutputObjectDefinition
 from edgewise.agent.profiles import ModelProfile
 from edgewise.agent.settings import ModelSettings
+from edgewise.agent.tool_manager import TOOL_HOOKS, ToolManager
 from edgewise.agent.toolsets import AbstractToolset, CombinedToolset, FunctionToolset, PrefixedToolset, WrapperToolset
 from edgewise.agent.toolsets._default_methods import gives_no_instructions, same_every_step
 from edgewise.agent.usage import RequestUsage, RunUsage
@@ -469,3 +471,31 @@ def test_test_model_resolves_thinking_as_the_long_way(settings: ModelSettings | 
         return
     model._respond(messages, settings, params)
     assert model.last_model_request_parameters == expected
+
+
+@pytest.mark.parametrize('with_tool', [False, True], ids=['bare', 'with-tool'])
+async def test_the_runs_tool_manager_is_made_as_the_constructor_makes_it(with_tool: bool) -> None:
+    agent = Agent(TestModel(), validation_context={'strict': True})
+    if with_tool:
+
+        @agent.tool_plain
+        def probe() -> str:
+            return 'probed'
+
+    async with agent.iter('hi') as run:
+        deps = run.ctx.deps
+        fast = run_tool_manager(deps)
+        made = ToolManager(
+            deps.toolset,
+            deps.root_capability,
+            default_max_retries=deps.default_tool_retries,
+            validation_context=deps.validation_context,
+            tracing=deps.tracing,
+            deferrals_are_span_errors=deps.instrumentation.version < 5,
+            hooked=deps.hooked & TOOL_HOOKS,
+            carry_over=False,
+        )
+    assert type(fast) is ToolManager
+    assert list(vars(fast)) == list(vars(made)) == [f.name for f in dataclasses.fields(ToolManager)]
+    assert vars(fast) == vars(made)
+    assert fast.failed_tools is not run_tool_manager(deps).failed_tools  # a set of its own

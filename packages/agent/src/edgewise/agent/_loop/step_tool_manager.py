@@ -30,6 +30,7 @@ from .instruction_window import update_instruction_history
 
 __all__ = (
     'prepare_step_tools',
+    'run_tool_manager',
     'prepare_output_tools',
     'unhooked_output_tools',
     'request_instructions',
@@ -63,16 +64,7 @@ async def prepare_step_tools(
         ctx = dataclasses.replace(ctx, run_step=step)
     manager: ToolManager[Any] | None = deps.tool_manager
     if manager is None:
-        manager = ToolManager(
-            deps.toolset,
-            deps.root_capability,
-            default_max_retries=deps.default_tool_retries,
-            validation_context=deps.validation_context,
-            tracing=deps.tracing,
-            deferrals_are_span_errors=deps.instrumentation.version < 5,
-            hooked=deps.hooked & TOOL_HOOKS,
-            carry_over=False,  # the run keeps the retry counts in its state
-        )
+        manager = run_tool_manager(deps)
     deps.tool_manager = manager = await manager.for_run_step(ctx)
     deps.toolset = manager.toolset
     listing = manager.tools
@@ -97,6 +89,36 @@ async def prepare_step_tools(
         _refresh_discovered(state, deps)  # the first step with deferred tools
     deps.defers_tools = defers
     return step_tools
+
+
+_MANAGER_FIELDS = dataclasses.fields(ToolManager)
+_MANAGER_DEFAULTS: dict[str, Any] = {
+    f.name: None if f.default is dataclasses.MISSING else f.default for f in _MANAGER_FIELDS
+}  # (every field, in order: those given and those of a factory are set over their `None`)
+_MANAGER_FACTORIES = tuple(
+    (f.name, f.default_factory) for f in _MANAGER_FIELDS if f.default_factory is not dataclasses.MISSING
+)
+
+
+def run_tool_manager(deps: GraphAgentDeps[Any, Any]) -> ToolManager[Any]:
+    """The run's tool manager before its first step: `ToolManager(deps.toolset, deps.root_capability,
+    default_max_retries=..., validation_context=..., tracing=..., deferrals_are_span_errors=..., hooked=...,
+    carry_over=False)` (the run keeps the retry counts in its state), without the keyword handling of its `__init__`
+    (a run makes one): the same `__dict__`, in the order of the fields."""
+    manager: ToolManager[Any] = object.__new__(ToolManager)
+    values = _MANAGER_DEFAULTS.copy()
+    values['toolset'] = deps.toolset
+    values['root_capability'] = deps.root_capability
+    for name, factory in _MANAGER_FACTORIES:
+        values[name] = factory()
+    values['default_max_retries'] = deps.default_tool_retries
+    values['validation_context'] = deps.validation_context
+    values['tracing'] = deps.tracing
+    values['deferrals_are_span_errors'] = deps.instrumentation.version < 5
+    values['hooked'] = deps.hooked & TOOL_HOOKS
+    values['carry_over'] = False
+    manager.__dict__ = values
+    return manager
 
 
 def _check_tool_kinds(tool_kinds: dict[str, str]) -> None:
