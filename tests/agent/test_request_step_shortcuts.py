@@ -15,6 +15,7 @@ import pytest
 from pydantic import BaseModel
 
 from edgewise.agent import Agent, InstructionPart, ModelRequestTimeout, NativeOutput, RunContext, TextOutput
+from edgewise.agent._loop.call_tools_parts import answer_text, text_as_is
 from edgewise.agent._loop.history import has_tool_deltas, record_settings_change, request_has_tool_deltas
 from edgewise.agent._loop.node_support import prices_wanted, prompt_request
 from edgewise.agent._loop.step_tool_manager import run_tool_manager
@@ -25,6 +26,7 @@ from edgewise.agent.exceptions import UserError
 from edgewise.agent.messages import (
     BinaryImage,
     CapabilityLoadDeltaPart,
+    CompactionPart,
     FilePart,
     InstructionDeltaPart,
     ModelMessage,
@@ -32,9 +34,11 @@ from edgewise.agent.messages import (
     ModelRequestPart,
     ModelResponse,
     ModelSettingsDeltaPart,
+    NativeToolCallPart,
     RetryPromptPart,
     SystemPromptPart,
     TextPart,
+    ThinkingPart,
     ToolAvailabilityDeltaPart,
     ToolCallPart,
     UserPromptPart,
@@ -44,6 +48,7 @@ from edgewise.agent.models._native_support import resolve_model_tools
 from edgewise.agent.models._request_parameters import agent_request_parameters
 from edgewise.agent.models._request_timeout import timed_request
 from edgewise.agent.models._thinking import resolve_thinking
+from edgewise.agent.models._usage_estimate import _SPLIT_RE, estimate_tokens
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.output import OutputObjectDefinition
@@ -499,3 +504,27 @@ async def test_the_runs_tool_manager_is_made_as_the_constructor_makes_it(with_to
     assert list(vars(fast)) == list(vars(made)) == [f.name for f in dataclasses.fields(ToolManager)]
     assert vars(fast) == vars(made)
     assert fast.failed_tools is not run_tool_manager(deps).failed_tools  # a set of its own
+
+
+@pytest.mark.parametrize(
+    'parts',
+    [
+        [TextPart('answer')],
+        [TextPart('')],
+        [TextPart('a'), TextPart('b')],
+        [ThinkingPart('hmm'), TextPart('answer')],
+        [TextPart('before'), NativeToolCallPart('web_search', {}), TextPart('after')],
+        [CompactionPart('the summary')],
+    ],
+    ids=['one-text', 'empty-text', 'two-texts', 'thinking', 'after-native-call', 'compaction'],
+)
+async def test_a_text_taken_as_it_is_is_the_text_answer(parts: list[Any]) -> None:
+    async with Agent(TestModel()).iter('hi') as run:
+        deps = run.ctx.deps
+    response = ModelResponse(parts=parts)
+    assert text_as_is(response, deps) == (answer_text(response) or None)
+
+
+@pytest.mark.parametrize('text', ['hi', 'Zürich', 'x1', 'hi there', ' hi', 'hi!', '¹²', '٣', 'a_b'])
+def test_a_single_words_token_count_is_that_of_the_long_way(text: str) -> None:
+    assert estimate_tokens(text) == len(_SPLIT_RE.split(text.strip()))

@@ -167,6 +167,9 @@ def text_as_is(response: ModelResponse, deps: GraphAgentDeps[Any, Any]) -> str |
         return None
     if schema.allows_image and response.images:  # an image is the output before any text (pydantic-ai)
         return None
+    parts = response.parts
+    if len(parts) == 1 and type(parts[0]) is TextPart:  # (most answers: one text, which `answer_text` would give)
+        return parts[0].content or None
     return answer_text(response) or None
 
 
