@@ -22,7 +22,7 @@ from edgewise.agent._loop.step_tool_manager import run_tool_manager
 from edgewise.agent._output.schema import OutputSchema, TextOutputSchema, build_output_schema
 from edgewise.agent._tools.definition import ToolDefinition
 from edgewise.agent.capabilities import AbstractCapability
-from edgewise.agent.exceptions import UserError
+from edgewise.agent.exceptions import ModelRetry, SkipModelRequest, UserError
 from edgewise.agent.messages import (
     BinaryImage,
     CapabilityLoadDeltaPart,
@@ -43,7 +43,7 @@ from edgewise.agent.messages import (
     ToolCallPart,
     UserPromptPart,
 )
-from edgewise.agent.models import ModelRequestParameters
+from edgewise.agent.models import ModelRequestContext, ModelRequestParameters
 from edgewise.agent.models._native_support import resolve_model_tools
 from edgewise.agent.models._request_parameters import agent_request_parameters
 from edgewise.agent.models._request_timeout import timed_request
@@ -528,3 +528,36 @@ async def test_a_text_taken_as_it_is_is_the_text_answer(parts: list[Any]) -> Non
 @pytest.mark.parametrize('text', ['hi', 'Zürich', 'x1', 'hi there', ' hi', 'hi!', '¹²', '٣', 'a_b'])
 def test_a_single_words_token_count_is_that_of_the_long_way(text: str) -> None:
     assert estimate_tokens(text) == len(_SPLIT_RE.split(text.strip()))
+
+
+@dataclasses.dataclass
+class _SkipThenAskAgain(AbstractCapability[Any]):
+    """Answers the first request itself (`SkipModelRequest`), and asks again once after the first response."""
+
+    skip: bool
+    asked: list[str] = dataclasses.field(default_factory=list[str])
+
+    async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> Any:
+        if self.skip and ctx.run_step == 1:
+            raise SkipModelRequest(ModelResponse(parts=[TextPart('canned')]))
+        return request_context
+
+    async def after_model_request(
+        self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
+    ) -> ModelResponse:
+        self.asked.append(response.text or '')
+        if ctx.run_step == 1:
+            raise ModelRetry('say it differently')
+        return response
+
+
+@pytest.mark.parametrize('skip', [True, False], ids=['skipped', 'streamed'])
+async def test_a_hook_asks_again_after_a_response_no_attempt_made(skip: bool) -> None:
+    hook = _SkipThenAskAgain(skip)
+    agent = Agent(TestModel(custom_output_text='fresh'), capabilities=[hook])
+    async with agent.run_stream('hi') as result:
+        output = await result.get_output()
+    assert output == 'fresh'
+    assert hook.asked == ['canned' if skip else 'fresh', 'fresh']
+    retries = [p for m in result.all_messages() for p in m.parts if isinstance(p, RetryPromptPart)]
+    assert [p.content for p in retries] == ['say it differently']

@@ -42,7 +42,6 @@ __all__ = (
     'with_emitted',
     'now',
     'prompt_request',
-    'take_streamed_next',
     'check_not_streamed',
     'load_prices_for',
     'prices_wanted',
@@ -105,11 +104,6 @@ def prompt_request(parts: list[ModelRequestPart]) -> ModelRequest:
     values['parts'] = parts
     request.__dict__ = values
     return request
-
-
-def take_streamed_next(node: object) -> Any:
-    """The node that follows `node`, if `node` was already run by streaming it (else `None`)."""
-    return node.__dict__.pop(NEXT, None)
 
 
 def check_not_streamed(node: object) -> None:

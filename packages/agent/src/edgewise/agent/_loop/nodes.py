@@ -219,7 +219,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     ) -> CallToolsNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT]:
         """Check the request limit, send the request, record the response and its usage (a capability's hook may
         answer instead of the model, or ask the model again with a new `ModelRequestNode`)."""
-        if (streamed := self.__dict__.pop(NEXT, None)) is not None:  # (`take_streamed_next`)
+        if (streamed := self.__dict__.pop(NEXT, None)) is not None:  # streamed already: what followed
             return streamed  # type: ignore[no-any-return]
         try:
             state, deps = ctx.state, ctx.deps
@@ -469,7 +469,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> _CallToolsNext[DepsT, NodeRunEndT]:
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
-        if (streamed := self.__dict__.pop(NEXT, None)) is not None:  # (`take_streamed_next`)
+        if (streamed := self.__dict__.pop(NEXT, None)) is not None:  # streamed already: what followed
             return streamed  # type: ignore[no-any-return]
         if ctx.deps.operation_journal is not None:  # (`begin_node` has nothing to tell otherwise)
             begin_node(ctx, self)

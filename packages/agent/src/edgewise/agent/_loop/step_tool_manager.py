@@ -268,16 +268,15 @@ def unhooked_output_tools(deps: GraphAgentDeps[Any, Any]) -> list[ToolDefinition
 
 async def prepare_output_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> list[ToolDefinition]:
     """The output tools of this step: the output schema's, through the capabilities' `prepare_output_tools`
-    hooks (with the output retry count in the run context). `deps.step_output_tools` names them.
+    hooks (with the output retry count in the run context). `deps.step_output_tools` names them. Asked when
+    `unhooked_output_tools` gives `None` (a hook may change them).
 
     Raises:
         UserError: a hook returned an output tool the schema does not have.
     """
-    if (unhooked := unhooked_output_tools(deps)) is not None:
-        return unhooked
     tool_defs = deps.output_schema.tool_defs
     root = deps.root_capability
-    assert root is not None  # (else `unhooked_output_tools` gave them)
+    assert root is not None  # (see `unhooked_output_tools`)
     ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
     prepared: list[ToolDefinition] = await root.prepare_output_tools(ctx, list(tool_defs))
     names = {tool_def.name for tool_def in prepared}
