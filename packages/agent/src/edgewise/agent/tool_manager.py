@@ -49,6 +49,7 @@ from .messages import (
 )
 from .tools import AgentDepsT, RunContext
 from .toolsets import AbstractToolset, ToolsetTool
+from .toolsets._default_methods import same_every_step
 
 __all__ = ('ToolManager', 'ValidatedToolCall', 'ParallelExecutionMode', 'TOOL_HOOKS')
 
@@ -170,7 +171,9 @@ class ToolManager(Generic[AgentDepsT]):
             retries = {name: n for name, n in self.ctx.retries.items() if name not in self.succeeded_tools}
             retries.update({name: self.ctx.retries.get(name, 0) + 1 for name in self.failed_tools})
             ctx = _copy_with(ctx, RunContext, retries=retries)
-        toolset = await self.toolset.for_run_step(ctx)
+        toolset = self.toolset
+        if not same_every_step(toolset):  # (else the step's toolset is the one of the last step)
+            toolset = await toolset.for_run_step(ctx)
         tools = await toolset.get_tools(ctx)
         manager = _copy_with(
             self, ToolManager, toolset=toolset, ctx=ctx, tools=tools, failed_tools=set(), succeeded_tools=set()

@@ -31,6 +31,7 @@ from ..messages import (
     ToolReturnPart,
 )
 from ..tools import RunContext
+from .output_hooks import OUTPUT_HOOKS
 
 __all__ = (
     'OUTPUT_INVALID',
@@ -155,6 +156,21 @@ def answer_text(response: ModelResponse) -> str:
         elif isinstance(part, CompactionPart) and part.content:
             summaries.append(part.content)
     return ''.join(texts) or ''.join(summaries)  # a response that only compacted (`pause_after_compaction`)
+
+
+def text_as_is(response: ModelResponse, deps: GraphAgentDeps[Any, Any]) -> str | None:
+    """The text answer of `response` (one without tool calls) when it is the run's output as it is: no function,
+    validator or hook to run it through, and no image to take first (most text answers); else `None`, for
+    `CallToolsNode` to handle the response the long way."""
+    schema = deps.output_schema
+    if not schema.takes_text_as_is or deps.output_validators or deps.hooked & OUTPUT_HOOKS:
+        return None
+    if schema.allows_image and response.images:  # an image is the output before any text (pydantic-ai)
+        return None
+    parts = response.parts
+    if len(parts) == 1 and type(parts[0]) is TextPart:  # (most answers: one text, which `answer_text` would give)
+        return parts[0].content or None
+    return answer_text(response) or None
 
 
 def no_output_retry(schema: OutputSchema, step_tools: dict[str, Any] | None) -> str:

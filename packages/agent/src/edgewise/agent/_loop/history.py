@@ -110,20 +110,18 @@ def sent_messages(
     serves)."""
     history = state.message_history
     sent = merge_adjacent(history) if deps.merge_adjacent else history
-    if not _holds_speech(history, deps):
+    if not deps.speech.holds(history, _has_speech):  # (only the messages added since the last request are read)
         return sent
     prepared = deps.model.prepare_messages(sent, params)
     # Spoken turns left with nothing to say are dropped, which can leave two requests side by side.
     return prepared if prepared is sent else merge_adjacent(prepared)
 
 
-def _holds_speech(history: list[ModelMessage], deps: GraphAgentDeps[Any, Any]) -> bool:
-    """Whether `history` holds a `SpeechPart`, reading only the messages added since the last call."""
-    return deps.speech.holds(history, _has_speech)
-
-
 def _has_speech(message: ModelMessage) -> bool:
-    return any(part.part_kind == 'speech' for part in message.parts)
+    for part in message.parts:  # noqa: SIM110  # (a loop: `any` would make a generator for every message)
+        if part.part_kind == 'speech':
+            return True
+    return False
 
 
 def for_model(
@@ -133,15 +131,15 @@ def for_model(
     of instructions, loads and settings projected, tool call ids fitted to the profile's `tool_call_id_length`, notes
     added next to text copying a framework tag), for a run whose history may hold such parts or text, or a model
     whose profile fixes the ids' length; else `messages`."""
-    if deps.tool_deltas or model.profile.get('tool_call_id_length') is not None or _copies_a_tag(messages, deps):
+    if (
+        deps.tool_deltas
+        or model.profile.get('tool_call_id_length') is not None
+        # user, tool or retry text copying a framework tag: each message read once (the last one again, since the
+        # next request sent can be merged into it)
+        or deps.lookalike.holds(messages, holds_lookalike, reread_last=True)
+    ):
         return model.prepare_messages(messages, params)
     return messages
-
-
-def _copies_a_tag(messages: list[ModelMessage], deps: GraphAgentDeps[Any, Any]) -> bool:
-    """Whether `messages` hold user, tool or retry text copying a framework tag, reading each message once (the last
-    one again, since the next request sent can be merged into it)."""
-    return deps.lookalike.holds(messages, holds_lookalike, reread_last=True)
 
 
 _PREPARED_PARTS = (ToolAvailabilityDeltaPart, RetryFeedbackPart, *RECORD_PARTS)

@@ -4,8 +4,10 @@ loaded, a suspended response recognized, the messages put on the request's span)
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncGenerator, Sequence
+import dataclasses
+from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import datetime, timezone
+from functools import partial
 from typing import Any
 
 import anyio
@@ -19,6 +21,8 @@ from ..messages import (
     EnqueuedMessagesEvent,
     HandleResponseEvent,
     ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
     ModelResponse,
     ModelSettingsDeltaEvent,
 )
@@ -37,7 +41,7 @@ __all__ = (
     'leading_events',
     'with_emitted',
     'now',
-    'take_streamed_next',
+    'prompt_request',
     'check_not_streamed',
     'load_prices_for',
     'prices_wanted',
@@ -82,13 +86,24 @@ async def with_emitted(
         await events.aclose()
 
 
-def now() -> datetime:
-    return datetime.now(tz=timezone.utc)
+now: Callable[[], datetime] = partial(datetime.now, timezone.utc)
+"""The current time in UTC (`datetime.now(tz=timezone.utc)`, with no Python frame of its own)."""
 
 
-def take_streamed_next(node: object) -> Any:
-    """The node that follows `node`, if `node` was already run by streaming it (else `None`)."""
-    return node.__dict__.pop(NEXT, None)
+_REQUEST_DEFAULTS: dict[str, Any] = {
+    f.name: None if f.default is dataclasses.MISSING else f.default for f in dataclasses.fields(ModelRequest)
+}  # (every field, in order; `parts` is set over its `None`)
+
+
+def prompt_request(parts: list[ModelRequestPart]) -> ModelRequest:
+    """`ModelRequest(parts)` for a request of system and user prompts only (a run's first request), without its
+    `__init__`'s keyword handling nor its `__post_init__`: the same `__dict__`, in the order of the fields. Its
+    checks concern spoken and tool parts, which such a request has none of."""
+    request: ModelRequest = object.__new__(ModelRequest)
+    values = _REQUEST_DEFAULTS.copy()
+    values['parts'] = parts
+    request.__dict__ = values
+    return request
 
 
 def check_not_streamed(node: object) -> None:
@@ -163,7 +178,8 @@ def record_model_response(
     response.run_id = response.run_id or state.run_id
     response.conversation_id = response.conversation_id or state.conversation_id
     response.workspace_ref = deps.workspace_ref
-    fill_response_cost(response)
+    if response.usage.cost is None and priced_provider(response.provider_name):  # (else nothing to price it by)
+        fill_response_cost(response)
     state.usage.incr(response.usage)
     if response.failed_attempts:
         failed = [a for a in response.failed_attempts if not any(a is c for c in counted)]
@@ -172,8 +188,9 @@ def record_model_response(
         tag_tool_calls(response, deps.tool_kinds)
     state.message_history.append(response)
     # The snapshot of the `CallToolsNode` that follows holds the response: its state need not hold it too.
-    state.response_in_node = deps.durable
+    state.response_in_node = deps.persistence is not None  # (`deps.durable`)
     if deps.usage_limits.has_token_limits():
         deps.usage_limits.check_tokens(state.usage, state.message_history, response.usage)
     # Later responses may still be priced: an unknown cost is reported once, as the run ends.
-    deps.usage_limits.check_cost(state.usage, warn_if_cost_unavailable=False, messages=state.message_history)
+    if deps.usage_limits.cost_limit is not None:  # (`check_cost` checks nothing otherwise)
+        deps.usage_limits.check_cost(state.usage, warn_if_cost_unavailable=False, messages=state.message_history)

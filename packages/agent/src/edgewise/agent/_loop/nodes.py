@@ -33,7 +33,7 @@ from .._run.deps import GraphAgentDeps, begin_node, stored_through, token_check
 from .._run.result import FinalResult
 from .._run.state import GraphAgentState
 from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
-from ..exceptions import ModelRetry, SkipModelRequest, UserError
+from ..exceptions import FallbackExceptionGroup, ModelRetry, SkipModelRequest, UserError
 from ..messages import (
     BinaryImage,
     CapabilityLoadDeltaEvent,
@@ -59,8 +59,8 @@ from ..messages import (
     UserContent,
     UserPromptPart,
 )
-from ..models import ModelRequestContext, ModelRequestParameters
-from ..models._attempts import counting_group_usage
+from ..models import Model, ModelRequestParameters
+from ..models._attempts import count_group_usage, counting_group_usage
 from ..models._request_scoped import drop_unanswered, dropping_unanswered
 from ..models._request_timeout import timed_request, timed_stream
 from ..output import PendingModelResponse
@@ -74,6 +74,7 @@ from .call_tools_parts import (
     output_args_valid,
     skipped_call,
     status_part,
+    text_as_is,
     validate_output,
 )
 from .continuation import continue_turn, continued_stream
@@ -89,6 +90,7 @@ from .history import (
     sent_messages,
     with_statements,
 )
+from .hooked_outcome import skipped_outcome, streamed_outcome
 from .model_stream import AgentStream, whole_stream
 from .node_support import (
     DEFERRED,
@@ -99,14 +101,14 @@ from .node_support import (
     is_suspended,
     leading_events,
     now,
+    prompt_request,
     record_model_response,
-    take_streamed_next,
     trace_exchange,
     with_emitted,
 )
 from .output_hooks import OUTPUT_HOOKS, answer_through_hooks
 from .request_attempts import hooked_request
-from .request_hooks import RESPONSE_HOOKS, HookedResponse, after_whole_response, streamed_through_hooks
+from .request_hooks import RESPONSE_HOOKS, HookedResponse, streamed_through_hooks
 from .request_setup import prepare_request, prepare_resume
 from .response_tool_calls import answer_deferred_inline, unknown_tool_exhausted, validate_for_events
 from .step_tool_manager import prepare_step_tools
@@ -139,8 +141,9 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | CallToolsNode[DepsT, NodeRunEndT]:
         """Build the first request, or continue a message history that ends with a request or a response."""
-        begin_node(ctx, self)
         state, deps = ctx.state, ctx.deps
+        if deps.operation_journal is not None:  # (`begin_node` has nothing to tell otherwise)
+            begin_node(ctx, self)
         history = state.message_history
         if self.deferred_tool_results is not None:
             return _resume_deferred(history, self.deferred_tool_results, self.user_prompt)
@@ -165,7 +168,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             else:
                 kept, statements = await refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:
-            parts = [*statements, *parts, UserPromptPart(self.user_prompt)]
+            parts = [*statements, *parts, UserPromptPart(self.user_prompt, timestamp=now())]  # (`now`: no frame)
         elif not parts and history:
             last = history[-1]
             if isinstance(last, ModelRequest):
@@ -189,8 +192,9 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                 return CallToolsNode(last)
             # A history ending with a plain response, and instructions: send them alone (as pydantic-ai).
             parts = list(statements)
-        stored_through(ctx, kept)
-        return ModelRequestNode(ModelRequest(parts))
+        if deps.persistence is not None:  # (`stored_through` has nothing to store otherwise)
+            stored_through(ctx, kept)
+        return ModelRequestNode(prompt_request(parts))  # (system and user prompts only)
 
 
 def _resume_deferred(
@@ -215,40 +219,62 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     ) -> CallToolsNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT]:
         """Check the request limit, send the request, record the response and its usage (a capability's hook may
         answer instead of the model, or ask the model again with a new `ModelRequestNode`)."""
-        if (streamed := take_streamed_next(self)) is not None:
+        if (streamed := self.__dict__.pop(NEXT, None)) is not None:  # streamed already: what followed
             return streamed  # type: ignore[no-any-return]
         try:
-            begin_node(ctx, self)
             state, deps = ctx.state, ctx.deps
-            if self._resumes(state.message_history):
+            if deps.operation_journal is not None:  # (`begin_node` has nothing to tell otherwise)
+                begin_node(ctx, self)
+            if not self.request.parts and self._resumes(state.message_history):
                 return await self._resume(ctx)
             try:
                 params = await prepare_request(self, ctx, streaming=False)
             except SkipModelRequest as skip:  # from a `before_model_request` hook
-                return await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
+                return await self._finish_hooked(ctx, await skipped_outcome(ctx, self._settings, skip.response))
             model = deps.request_model or deps.model
-            with _instrument.request_span(deps.tracing, model.model_name, state.run_step) as span:
-                root = deps.root_capability
-                if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
-                    outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
-                    rc, answer = outcome.request_context, outcome.response or outcome.sent
-                    trace_exchange(span, deps, state, rc.model, rc.model_settings, rc.messages, answer)
-                    return await self._finish_hooked(ctx, outcome)
-                messages = for_model(sent_messages(state, deps, params), model, params, deps)
-                with counting_group_usage(state.usage):
-                    response = await timed_request(model, messages, self._settings, params)
-                # The provider paused the turn: ask it to go on until it is whole (a run whose output can be a
-                # `PendingModelResponse` ends with the suspended response instead).
-                segments: list[ModelResponse] = []
-                if response.state == 'suspended' and not deps.output_schema.allows_pending_model_response:
-                    run_ctx = deps.run_context(state)
-                    args = (model, messages, response, self._settings, params, run_ctx)
-                    response = await continue_turn(*args, on_segment=segments.append)
-                trace_exchange(span, deps, state, model, self._settings, messages, response, segments)
-            return self.record_response(ctx, response)
+            if not deps.tracing:  # no span to open, nor messages to put on one
+                answer = await self._exchange(ctx, params, model, None)
+            else:
+                with _instrument.request_span(True, model.model_name, state.run_step) as span:
+                    answer = await self._exchange(ctx, params, model, span)
+            return self.record_response(ctx, answer) if isinstance(answer, ModelResponse) else answer
         except BaseException:  # the step gave up without a response: its request-scoped prompts go with it
             drop_unanswered(ctx.state.message_history)
             raise
+
+    async def _exchange(
+        self,
+        ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]],
+        params: ModelRequestParameters,
+        model: Model,
+        span: Any,
+    ) -> ModelResponse | CallToolsNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT]:
+        """Send the request (in the request's span, `None` for a run not traced): the model's response, or the node
+        that follows the capabilities' hooks when they take part (recorded then)."""
+        state, deps = ctx.state, ctx.deps
+        settings = self.__dict__.get('_settings')
+        root = deps.root_capability
+        if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
+            outcome = await hooked_request(ctx, params, settings, deps.run_context(state))
+            rc, answer = outcome.request_context, outcome.response or outcome.sent
+            trace_exchange(span, deps, state, rc.model, rc.model_settings, rc.messages, answer)
+            return await self._finish_hooked(ctx, outcome)
+        messages = for_model(sent_messages(state, deps, params), model, params, deps)
+        try:  # (`counting_group_usage`, without a context manager to enter)
+            response = await timed_request(model, messages, settings, params)
+        except FallbackExceptionGroup as group:
+            count_group_usage(state.usage, group)
+            raise
+        # The provider paused the turn: ask it to go on until it is whole (a run whose output can be a
+        # `PendingModelResponse` ends with the suspended response instead).
+        segments: list[ModelResponse] = []
+        if response.state == 'suspended' and not deps.output_schema.allows_pending_model_response:
+            run_ctx = deps.run_context(state)
+            args = (model, messages, response, settings, params, run_ctx)
+            response = await continue_turn(*args, on_segment=segments.append)
+        if deps.tracing:  # (else there is no span, nor cache health to judge)
+            trace_exchange(span, deps, state, model, settings, messages, response, segments)
+        return response
 
     def _resumes(self, history: list[ModelMessage]) -> bool:
         """Whether this node continues the suspended response the history ends with (its request is empty)."""
@@ -269,25 +295,6 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             response = await continue_turn(*args, on_segment=segments.append)
             trace_exchange(span, deps, state, model, self._settings, messages, response, segments)
         return self.record_response(ctx, response)
-
-    async def _skipped(
-        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], response: ModelResponse
-    ) -> HookedResponse:
-        """The response a `before_model_request` hook gave with `SkipModelRequest`, through `after_model_request`."""
-        state, deps = ctx.state, ctx.deps
-        request_context = ModelRequestContext(
-            model=deps.request_model or deps.model, messages=state.message_history[:], model_settings=self._settings,
-            model_request_parameters=ModelRequestParameters(),
-        )  # fmt: skip
-        outcome = HookedResponse(request_context)
-        try:
-            outcome.response = await after_whole_response(
-                deps.root_capability, deps, deps.run_context(state), request_context, response,
-                why='a response a hook gave with `SkipModelRequest` (no attempt was made)',
-            )  # fmt: skip
-        except ModelRetry as retry:
-            outcome.retry, outcome.sent = retry, response
-        return outcome
 
     async def _finish_hooked(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], outcome: HookedResponse
@@ -335,7 +342,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         except SkipModelRequest as skip:  # from a `before_model_request` hook: its response, streamed whole
             async with whole_stream(ctx, skip.response, leading_events(self, deps)) as whole:
                 yield whole
-            self.__dict__[NEXT] = await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
+            outcome = await skipped_outcome(ctx, self._settings, skip.response)
+            self.__dict__[NEXT] = await self._finish_hooked(ctx, outcome)
             return
         run_ctx = deps.run_context(state)
         model = deps.request_model or deps.model
@@ -424,18 +432,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         deps = ctx.deps
         if 'after_model_request' not in deps.hooked:
             return self.record_response(ctx, response)
-        request_context = ModelRequestContext(
-            model=deps.request_model or deps.model, messages=sent_messages(ctx.state, deps, params),
-            model_settings=self._settings, model_request_parameters=params,
-        )  # fmt: skip
-        outcome = HookedResponse(request_context)
-        try:
-            outcome.response = await after_whole_response(
-                deps.root_capability, deps, run_ctx, request_context, response,
-                why='a streamed response (it has reached the reader already)',
-            )  # fmt: skip
-        except ModelRetry as retry:
-            outcome.retry, outcome.sent = retry, response
+        outcome = await streamed_outcome(ctx, run_ctx, params, self._settings, response)
         return await self._finish_hooked(ctx, outcome)
 
     @property
@@ -472,9 +469,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> _CallToolsNext[DepsT, NodeRunEndT]:
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
-        if (streamed := take_streamed_next(self)) is not None:
+        if (streamed := self.__dict__.pop(NEXT, None)) is not None:  # streamed already: what followed
             return streamed  # type: ignore[no-any-return]
-        begin_node(ctx, self)
+        if ctx.deps.operation_journal is not None:  # (`begin_node` has nothing to tell otherwise)
+            begin_node(ctx, self)
         if self.model_response.state == 'suspended':
             # A response the provider is still working on is no answer: its parts so far could match the output.
             if not ctx.deps.output_schema.allows_pending_model_response:
@@ -484,12 +482,18 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 )
             return End(FinalResult(cast(NodeRunEndT, PendingModelResponse(response=self.model_response))))
         stored = len(ctx.state.message_history)
-        calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
+        calls: list[ToolCallPart] = []
+        for part in self.model_response.parts:  # (a loop: a comprehension is a call of its own)
+            if isinstance(part, ToolCallPart):
+                calls.append(part)
         if calls:
             next_node = await self._handle_tool_calls(ctx, calls)
+        elif (text := text_as_is(self.model_response, ctx.deps)) is not None:
+            next_node = End(FinalResult(text))  # type: ignore[arg-type]  # (nothing to run it through)
         else:
             next_node = await self._handle_text(ctx)
-        stored_through(ctx, stored)
+        if ctx.deps.persistence is not None:  # (`stored_through` has nothing to store otherwise)
+            stored_through(ctx, stored)
         return next_node
 
     def stream(
@@ -589,8 +593,6 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if schema.allows_image and (images := self.model_response.images):
             return await self._handle_image(ctx, images[0])  # an image is the output before any text (pydantic-ai)
         text = answer_text(self.model_response)  # a response with text has something to act on: not judged below
-        if text and schema.takes_text_as_is and not deps.output_validators and not deps.hooked & OUTPUT_HOOKS:
-            return End(FinalResult(cast(Any, text)))  # (most text answers: no function, validator or hook to run it)
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
         answer = None if text else no_output_answer(self.model_response, deps)

@@ -28,10 +28,12 @@ from .loaded_instructions import blocks_after_hooks, blocks_for_hooks, loaded_bl
 from .node_support import add_enqueued_events, load_prices_for, now, prices_wanted
 from .request_hooks import run_request_hooks
 from .step_tool_manager import (
+    asks_for_instructions,
     offer_provider_tool_search,
     prepare_output_tools,
     prepare_step_tools,
     request_instructions,
+    unhooked_output_tools,
 )
 
 __all__ = ('prepare_request', 'prepare_resume', 'request_parameters')
@@ -52,7 +54,7 @@ async def prepare_request(
         await load_prices_for(system)
     request = node.request
     request.timestamp = now()
-    if deps.durable:  # the next snapshot stores the messages from this request on
+    if deps.persistence is not None:  # (`deps.durable`) the next snapshot stores the messages from this request on
         state.message_offset = len(history)
         state.response_in_node = False
     history.append(request)
@@ -74,8 +76,10 @@ async def prepare_request(
     await prepare_step_tools(state, deps)
     if loads_ahead:
         add_enqueued_events(node, reveal_loads_ahead(deps, request, loads_ahead))
-    _backfill_capability_reveals(state, deps)
-    instruction_parts = await request_instructions(state, deps, request)
+    if deps.loaded_capability_ids:  # (else no capability's tools to reveal)
+        _backfill_capability_reveals(state, deps)
+    blocks = await deps.instruction_parts(state) if asks_for_instructions(deps) else []
+    instruction_parts = request_instructions(state, deps, request, blocks)
     return await request_parameters(node, ctx, streaming, instruction_parts=instruction_parts)
 
 
@@ -94,9 +98,7 @@ def _backfill_capability_reveals(state: GraphAgentState, deps: GraphAgentDeps[An
     """Record the tools of the capabilities a history loaded without saying which tools that revealed (its
     `load_capability` returns came before they were followed by a `ToolAvailabilityDeltaPart`): one delta part, in
     a request after this step's, naming them (as pydantic-ai 2.x), so that later requests read them from the
-    history."""
-    if not deps.loaded_capability_ids:
-        return
+    history. Called only for a run with loaded capabilities."""
     owned = tool_defs_from_pre_definition_load_returns(deps.run_context(state), (deps.step_tools or {}).values())
     missing = [name for name in owned if name not in deps.discovered_tool_names]
     if not missing:
@@ -146,11 +148,14 @@ async def request_parameters(
     schema = deps.output_schema
     mode = schema.mode
     prompted = mode == 'prompted' or mode == 'native'
+    output_tools = unhooked_output_tools(deps)
+    if output_tools is None:  # a capability's hook may change them
+        output_tools = await prepare_output_tools(state, deps)
     params = agent_request_parameters(
         function_tools=list(deps.request_tools),
         output_mode=mode,
         output_object=schema.object_def,
-        output_tools=await prepare_output_tools(state, deps),
+        output_tools=output_tools,
         prompted_output_template=output_template(schema, deps.model.profile) if prompted else None,
         # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
         allow_text_output=schema.allow_text_output or prompted,

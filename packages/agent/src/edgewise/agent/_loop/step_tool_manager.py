@@ -24,13 +24,17 @@ from ..models._instruction_history import RECORD_PARTS
 from ..models._request_parameters import ModelRequestParameters, resolve_return_schema
 from ..native_tools._tool_search import ToolSearchTool
 from ..tool_manager import TOOL_HOOKS, ToolManager
+from ..toolsets._default_methods import gives_no_instructions
 from ..toolsets._tool_search import discovered_tool_names
 from .instruction_window import update_instruction_history
 
 __all__ = (
     'prepare_step_tools',
+    'run_tool_manager',
     'prepare_output_tools',
+    'unhooked_output_tools',
     'request_instructions',
+    'asks_for_instructions',
     'offer_provider_tool_search',
     'withhold_unevidenced_reveals',
 )
@@ -60,16 +64,7 @@ async def prepare_step_tools(
         ctx = dataclasses.replace(ctx, run_step=step)
     manager: ToolManager[Any] | None = deps.tool_manager
     if manager is None:
-        manager = ToolManager(
-            deps.toolset,
-            deps.root_capability,
-            default_max_retries=deps.default_tool_retries,
-            validation_context=deps.validation_context,
-            tracing=deps.tracing,
-            deferrals_are_span_errors=deps.instrumentation.version < 5,
-            hooked=deps.hooked & TOOL_HOOKS,
-            carry_over=False,  # the run keeps the retry counts in its state
-        )
+        manager = run_tool_manager(deps)
     deps.tool_manager = manager = await manager.for_run_step(ctx)
     deps.toolset = manager.toolset
     listing = manager.tools
@@ -94,6 +89,36 @@ async def prepare_step_tools(
         _refresh_discovered(state, deps)  # the first step with deferred tools
     deps.defers_tools = defers
     return step_tools
+
+
+_MANAGER_FIELDS = dataclasses.fields(ToolManager)
+_MANAGER_DEFAULTS: dict[str, Any] = {
+    f.name: None if f.default is dataclasses.MISSING else f.default for f in _MANAGER_FIELDS
+}  # (every field, in order: those given and those of a factory are set over their `None`)
+_MANAGER_FACTORIES = tuple(
+    (f.name, f.default_factory) for f in _MANAGER_FIELDS if f.default_factory is not dataclasses.MISSING
+)
+
+
+def run_tool_manager(deps: GraphAgentDeps[Any, Any]) -> ToolManager[Any]:
+    """The run's tool manager before its first step: `ToolManager(deps.toolset, deps.root_capability,
+    default_max_retries=..., validation_context=..., tracing=..., deferrals_are_span_errors=..., hooked=...,
+    carry_over=False)` (the run keeps the retry counts in its state), without the keyword handling of its `__init__`
+    (a run makes one): the same `__dict__`, in the order of the fields."""
+    manager: ToolManager[Any] = object.__new__(ToolManager)
+    values = _MANAGER_DEFAULTS.copy()
+    values['toolset'] = deps.toolset
+    values['root_capability'] = deps.root_capability
+    for name, factory in _MANAGER_FACTORIES:
+        values[name] = factory()
+    values['default_max_retries'] = deps.default_tool_retries
+    values['validation_context'] = deps.validation_context
+    values['tracing'] = deps.tracing
+    values['deferrals_are_span_errors'] = deps.instrumentation.version < 5
+    values['hooked'] = deps.hooked & TOOL_HOOKS
+    values['carry_over'] = False
+    manager.__dict__ = values
+    return manager
 
 
 def _check_tool_kinds(tool_kinds: dict[str, str]) -> None:
@@ -136,17 +161,23 @@ def _remember(listing: dict[str, Any], derived: _Derived) -> None:
     _last_seen = _Seen(listing, derived)
 
 
-async def request_instructions(
-    state: GraphAgentState, deps: GraphAgentDeps[Any, Any], request: ModelRequest
+def asks_for_instructions(deps: GraphAgentDeps[Any, Any]) -> bool:
+    """Whether the run's instruction blocks have to be asked for (`GraphAgentDeps.instruction_parts`): the agent has
+    instructions of its own, or its toolset may have some. Else there are none, and no coroutine is made for them."""
+    return bool(deps.instructions) or not gives_no_instructions(deps.toolset)
+
+
+def request_instructions(
+    state: GraphAgentState, deps: GraphAgentDeps[Any, Any], request: ModelRequest, parts: list[InstructionPart]
 ) -> list[InstructionPart] | None:
-    """Set the instructions of `request`, the one the current step sends (its toolsets already prepared), recording
-    on it the instruction window's baseline or changes when a block is `on_change='append'` (`instruction_window`).
-    Returns the blocks joined into them (`ModelRequestParameters.instruction_parts`), `None` when there are none.
+    """Set the instructions of `request`, the one the current step sends (its toolsets already prepared), from the
+    run's instruction blocks `parts`, recording on it the instruction window's baseline or changes when a block is
+    `on_change='append'` (`instruction_window`). Returns the blocks joined into them
+    (`ModelRequestParameters.instruction_parts`), `None` when there are none.
 
     Raises:
         UserError: the run has nothing to send: no message history, no user prompt and no instructions.
     """
-    parts = await deps.instruction_parts(state)
     if deps.tool_deltas or (parts and any(part.on_change == 'append' for part in parts)):
         # a block that appends its changes, or a history that may hold an instruction window (pydantic-ai 2.68)
         parts = update_instruction_history(state.message_history, parts, request)
@@ -223,18 +254,29 @@ def _refresh_discovered(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) 
         deps.discovered_tool_names.update(found)
 
 
+def unhooked_output_tools(deps: GraphAgentDeps[Any, Any]) -> list[ToolDefinition] | None:
+    """The output tools of this step when no capability's `prepare_output_tools` hook can change them (no hook, or no
+    output tool), with `deps.step_output_tools` cleared; else `None` (`prepare_output_tools` runs the hooks). Asked
+    before awaiting those: most requests need no coroutine for their output tools."""
+    tool_defs = deps.output_schema.tool_defs
+    root = deps.root_capability
+    if root is None or not tool_defs or not root.overrides('prepare_output_tools'):
+        deps.step_output_tools = None
+        return list(tool_defs)
+    return None
+
+
 async def prepare_output_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> list[ToolDefinition]:
     """The output tools of this step: the output schema's, through the capabilities' `prepare_output_tools`
-    hooks (with the output retry count in the run context). `deps.step_output_tools` names them.
+    hooks (with the output retry count in the run context). `deps.step_output_tools` names them. Asked when
+    `unhooked_output_tools` gives `None` (a hook may change them).
 
     Raises:
         UserError: a hook returned an output tool the schema does not have.
     """
     tool_defs = deps.output_schema.tool_defs
     root = deps.root_capability
-    if root is None or not tool_defs or not root.overrides('prepare_output_tools'):
-        deps.step_output_tools = None
-        return list(tool_defs)
+    assert root is not None  # (see `unhooked_output_tools`)
     ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
     prepared: list[ToolDefinition] = await root.prepare_output_tools(ctx, list(tool_defs))
     names = {tool_def.name for tool_def in prepared}

@@ -248,7 +248,11 @@ class _Usage:
         self.cache_audio_read_tokens += other.cache_audio_read_tokens
         self.output_audio_tokens += other.output_audio_tokens
         # (subset tests build no set: most usages have no extra counter)
-        plain = self.__dict__.keys() <= _field_names(type(self)) and other.__dict__.keys() <= _field_names(type(other))
+        # (the classes' names looked up in place: `_field_names` is called only for a class not seen before)
+        known = _FIELD_NAMES
+        plain = self.__dict__.keys() <= (known.get(type(self)) or _field_names(type(self))) and (
+            other.__dict__.keys() <= (known.get(type(other)) or _field_names(type(other)))
+        )
         if not plain:
             mine, theirs = self._extra(), other._extra()
             for name in (mine.keys() | theirs.keys()) - _NOT_SUMMED:

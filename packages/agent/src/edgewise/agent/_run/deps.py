@@ -40,6 +40,7 @@ from ..native_tools import AbstractNativeTool
 from ..settings import ModelSettings
 from ..tools import AgentNativeTool, RunContext, ToolDefinition
 from ..toolsets import AbstractToolset, ToolsetTool
+from ..toolsets._default_methods import gives_no_instructions
 from ..usage import RequestUsage, RunUsage, UsageLimits
 from ..workspaces import Workspace, WorkspaceRef
 from .history_scan import HistoryScan
@@ -351,6 +352,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         ctx: RunContext[DepsT] | None = None
         if self._static_instructions is not _NOT_COMPUTED:
             parts: list[InstructionPart] = list(self._static_instructions)
+        elif not self.instructions:  # (most agents: none of their own)
+            parts = []
+            self._static_instructions = ()
         else:
             texts = '\n'.join(item for item in self.instructions if isinstance(item, str) and item).strip()
             parts = [InstructionPart(texts)] if texts else []
@@ -364,6 +368,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             if all(isinstance(item, str) or _keyed_literal(item) for item in self.instructions):
                 # Texts only: the same for every request of the run.
                 self._static_instructions = tuple(parts)
+        if gives_no_instructions(self.toolset):  # (no run context to make for it)
+            return parts
         found = await self.toolset.get_instructions(ctx or self.run_context(state))
         for block in [found] if isinstance(found, str | InstructionPart) else found or ():
             if (part := _block(block, agent=False)) is not None:

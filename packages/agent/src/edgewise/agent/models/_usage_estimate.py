@@ -49,7 +49,7 @@ def estimate_tokens(content: str | Sequence[UserContent]) -> int:
     if not content:
         return 0
     if isinstance(content, str):
-        return _word_count(content)
+        return 1 if content.isalnum() else _word_count(content)  # (a single word, as `_word_count` counts it)
     tokens = 0
     for item in content:
         if isinstance(item, str | TextContent):

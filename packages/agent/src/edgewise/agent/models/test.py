@@ -9,6 +9,7 @@ import base64
 import dataclasses
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 import pydantic_core
@@ -163,7 +164,8 @@ class TestModel(InMemoryBatchModel):
             )
         else:  # no tool to resolve: the supported native tools and the modes play no part
             params = resolve_model_tools(params, SUPPORTED_NATIVE_TOOLS)
-        params = resolve_thinking(settings or {}, params, self.profile)
+        if settings:  # (without a setting there is no `thinking` to resolve, and no `service_tier` to check)
+            params = resolve_thinking(settings, params, self.profile)
         self.last_model_request_parameters = params
         if params.native_tools:
             raise UserError('TestModel does not support built-in tools')
@@ -269,7 +271,7 @@ _RESPONSE_DEFAULTS: dict[str, Any] = {
 _RESPONSE_FACTORIES = tuple(
     (f.name, f.default_factory)
     for f in _RESPONSE_FIELDS
-    if f.default_factory is not dataclasses.MISSING and f.name != 'usage'
+    if f.default_factory is not dataclasses.MISSING and f.name not in ('usage', 'timestamp')
 )
 
 
@@ -285,6 +287,7 @@ def _response(
     values['usage'] = usage
     values['model_name'] = model_name
     values['provider_name'] = provider_name
+    values['timestamp'] = datetime.now(timezone.utc)  # (what its factory gives, without a frame of its own)
     for name, factory in _RESPONSE_FACTORIES:
         values[name] = factory()
     response.__dict__ = values
