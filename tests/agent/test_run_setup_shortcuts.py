@@ -4,6 +4,7 @@ gives."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import os
@@ -34,6 +35,7 @@ from edgewise.agent._run import options
 from edgewise.agent._run.deps import _CONTEXT_TEMPLATE, _DEPS_DEFAULTS, _DEPS_REQUIRED, GraphAgentDeps
 from edgewise.agent._run.options import AgentRetries
 from edgewise.agent.agent import _run_opening
+from edgewise.agent.agent._model_choice import choose_model
 from edgewise.agent.agent._run_setup import _NO_USAGE, configure_run
 from edgewise.agent.agent._toolsets import AgentFunctionToolset
 from edgewise.agent.capabilities import Thinking
@@ -215,8 +217,8 @@ async def test_made_deps_refuse_a_name_that_is_no_field_of_init_when_every_requi
 
 def _configured(agent: Agent[Any, Any], **arguments: Any) -> GraphAgentDeps[Any, Any]:
     return configure_run(
-        agent, model=None, deps=None, model_settings=None, usage_limits=None, instructions=None, output_type=None,
-        retries=AgentRetries(), persistence=None, **{'capabilities': None, **arguments},
+        agent, deps=None, model_settings=None, usage_limits=None, instructions=None, output_type=None,
+        retries=AgentRetries(), persistence=None, **{'capabilities': None, 'model': None, **arguments},
     )  # fmt: skip
 
 
@@ -595,3 +597,27 @@ async def test_an_opening_of_iter_entered_twice_is_refused() -> None:
     async with opening:
         with pytest.raises(RuntimeError, match=r'entered already: call `agent.iter\(...\)` again'):
             await opening.__aenter__()
+
+
+@pytest.mark.parametrize('given', ['agent', 'run', 'override'])
+async def test_the_model_of_a_run_without_capabilities_is_the_one_the_model_choice_gives(given: str) -> None:
+    model = TestModel()
+    agent = Agent(model if given == 'agent' else TestModel())
+    run_model = model if given == 'run' else None
+    with agent.override(model=model) if given == 'override' else contextlib.nullcontext():
+        choice = await choose_model(agent, run_model, None, deps=None, history=[], usage=RunUsage())
+        short, long = _configured(agent, model=run_model), _configured(agent, model=run_model, choice=choice)
+        async with agent.iter('hi', model=run_model) as run:
+            assert run.ctx.deps.model is model
+    assert _comparable(short) == _comparable(long)
+    assert (short.model, short.model_id, short.model_choice) == (model, None, None)
+
+
+async def test_a_model_id_of_a_run_without_capabilities_is_the_model_entered_for_it() -> None:
+    agent = Agent(TestModel())
+    with agent.override(model='test'):
+        async with agent:
+            assert agent._entered_model is not None
+            entered = agent._entered_model[1]
+            async with agent.iter('hi') as run:  # (the long way: `resolve_model` would make another model)
+                assert run.ctx.deps.model is entered

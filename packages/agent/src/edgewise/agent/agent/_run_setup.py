@@ -183,12 +183,21 @@ async def new_run(
         if durability is not None:
             persistence = stored_by = durability.persistence(run_id)
             run_id = getattr(persistence, 'run_id', run_id)
-    capabilities = [c.for_agent(agent) for c in as_capabilities(capabilities)]  # bound once per run
+    if capabilities:
+        capabilities = [c.for_agent(agent) for c in as_capabilities(capabilities)]  # bound once per run
     run_usage = usage or cast(RunUsage, _NO_USAGE.__copy__())  # (a `RunUsage()`, at two thirds of its cost)
-    choice = await choose_model(
-        agent, model, combined_or_none(_run_capabilities(agent, capabilities)) if capable else None,
-        deps=resolve_deps(agent, deps), history=history, usage=run_usage,
-    )  # fmt: skip
+    choice: ModelChoice | None = None
+    if capable:
+        choice = await choose_model(
+            agent, model, combined_or_none(_run_capabilities(agent, capabilities)),
+            deps=resolve_deps(agent, deps), history=history, usage=run_usage,
+        )  # fmt: skip
+    else:
+        run_deps = resolve_deps(agent, deps)
+        raw = agent._override_model.get() or model or agent.model
+        if raw is None or isinstance(raw, str):  # no model, or an id to resolve (the agent's entered model, say)
+            choice = await choose_model(agent, model, None, deps=run_deps, history=history, usage=run_usage)
+        # else a model and no capability to pick another: `configure_run` takes it as the run's, as the choice would
     configure = partial(
         configure_run, agent, model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
         capabilities=capabilities, instructions=instructions, output_type=output_type,
@@ -245,7 +254,7 @@ async def _with_workspace(
     state: GraphAgentState,
     workspace: WorkspaceBackend | WorkspaceRef | Literal['new'] | None,
     configure: Callable[..., GraphAgentDeps[Any, Any]],
-    choice: ModelChoice,
+    choice: ModelChoice | None,
 ) -> GraphAgentDeps[Any, Any]:
     """The deps of a new run once its workspace is chosen (the one given, else a capability's) and its capabilities
     are made for it (`for_run`, which may use the workspace; new deps when some capability changed).
@@ -259,6 +268,7 @@ async def _with_workspace(
     chosen = select_workspace(graph_deps, state, workspace)  # before `for_run`, which may use it
     configured = await configured_for_run(graph_deps, state, configure)
     if configured is not graph_deps:  # capabilities made for the run: their model pick decides now
+        assert choice is not None  # (a run with capabilities has its model chosen by `choose_model`)
         configured.workspace = graph_deps.workspace
         if not chosen:  # a workspace capability that only `for_run` made
             chosen = select_workspace(configured, state, workspace)
