@@ -621,3 +621,11 @@ async def test_a_model_id_of_a_run_without_capabilities_is_the_model_entered_for
             entered = agent._entered_model[1]
             async with agent.iter('hi') as run:  # (the long way: `resolve_model` would make another model)
                 assert run.ctx.deps.model is entered
+
+
+async def test_run_names_an_unnamed_agent_after_its_variable_and_keeps_a_given_name() -> None:
+    unnamed_agent = Agent(TestModel())
+    named = Agent(TestModel(), name='kept')
+    await unnamed_agent.run('hi')
+    await named.run('hi')
+    assert (unnamed_agent.name, named.name) == ('unnamed_agent', 'kept')
