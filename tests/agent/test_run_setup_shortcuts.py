@@ -403,7 +403,7 @@ def _messages_summary(messages: Sequence[ModelMessage]) -> list[Any]:
 
 
 def _error_summary(error: BaseException) -> Any:
-    summary: list[Any] = [type(error), str(error), type(error.__cause__)]
+    summary: list[Any] = [type(error), str(error), type(error.__cause__), type(error.__context__)]
     if isinstance(error, RunCancelled):
         summary += [_messages_summary(error.all_messages()), error.usage, error.metadata]
     return summary
@@ -510,8 +510,8 @@ async def test_a_plain_run_cancelled_timed_out_or_refused_ends_as_on_the_long_wa
         [RunCancelled, 'The agent run was cancelled.'],
         [RunCancelled, 'The agent run was cancelled.'],
     ]
-    assert short[0][3] == []  # (it never started)
-    assert short[1][3] == [('ModelRequest', [('UserPromptPart', 'hi', None)])]
+    assert short[0][4] == []  # (it never started)
+    assert short[1][4] == [('ModelRequest', [('UserPromptPart', 'hi', None)])]
 
 
 async def test_a_plain_run_cancelled_from_outside_carries_its_state_as_on_the_long_way(

@@ -119,15 +119,18 @@ class _RunOpening:
         graph_deps.deadline = _run_deadline(run_timeout)
         scope = self._scope = cancellation.scope(self._token, handle_token, provides=graph_deps.deadline)
         run_scope = self._run_scope = scope.__enter__()
+        failed: BaseException | None = None
         try:
             if deadline is not None:
                 run_scope.deadline = deadline
             await cancellation.checkpoint()  # cancelled already: the run does not start
             graph_run = self._graph_run = await opening.__aenter__()
         except BaseException as error:
-            self._leave_scope(error)
-            raise RuntimeError("generator didn't yield") from None  # pragma: no cover - the scope catches only
-            # its own cancellation, which `_leave_scope` turns into `RunCancelled`
+            failed = error  # (left outside the handler: the error `_leave_scope` raises has no context but its own)
+        if failed is not None:
+            self._leave_scope(failed)
+            raise RuntimeError("generator didn't yield")  # pragma: no cover - the scope catches only its own
+            # cancellation, which `_leave_scope` turns into `RunCancelled`
         agent_run = self._agent_run = AgentRun(graph_run)
         return agent_run
 
