@@ -34,6 +34,7 @@ from edgewise.agent._messages import ids
 from edgewise.agent._run import options
 from edgewise.agent._run.deps import _CONTEXT_TEMPLATE, _DEPS_DEFAULTS, _DEPS_REQUIRED, GraphAgentDeps
 from edgewise.agent._run.options import AgentRetries
+from edgewise.agent._run.state import GraphAgentState
 from edgewise.agent.agent import _run_opening
 from edgewise.agent.agent._model_choice import choose_model
 from edgewise.agent.agent._run_setup import _NO_USAGE, configure_run
@@ -621,6 +622,19 @@ async def test_a_model_id_of_a_run_without_capabilities_is_the_model_entered_for
             entered = agent._entered_model[1]
             async with agent.iter('hi') as run:  # (the long way: `resolve_model` would make another model)
                 assert run.ctx.deps.model is entered
+
+
+def test_a_started_state_is_the_one_its_constructor_makes() -> None:
+    given: dict[str, Any] = {
+        'message_history': [ModelRequest([UserPromptPart('hi')])], 'usage': RunUsage(requests=1),
+        'conversation_id': 'c', 'run_id': 'r',
+    }  # fmt: skip
+    started, constructed = GraphAgentState.started(**given), GraphAgentState(**given)
+    assert list(vars(started)) == [f.name for f in dataclasses.fields(GraphAgentState)]
+    assert list(vars(started).items()) == list(vars(constructed).items())
+    again = GraphAgentState.started(**given)
+    for name in ('tool_retries', 'step_results', 'operation_results', 'pending_messages'):  # each its own
+        assert getattr(again, name) is not getattr(started, name)
 
 
 async def test_run_names_an_unnamed_agent_after_its_variable_and_keeps_a_given_name() -> None:

@@ -211,7 +211,7 @@ async def new_run(
             history = merge_adjacent(history)  # as pydantic-ai keeps a given history
         if deferred_tool_results is None:  # with results, a prompt follows the answers to the open calls
             check_prompt_fits(user_prompt, history)
-    state = GraphAgentState(
+    state = GraphAgentState.started(
         message_history=bind_captured_messages(history),
         usage=run_usage,
         conversation_id=resolve_conversation_id(conversation_id, history),
