@@ -441,11 +441,9 @@ async def test_a_cost_limit_of_a_plain_run_is_checked_as_it_ends_as_on_the_long_
 async def test_an_error_in_the_block_of_a_plain_run_leaves_it_as_on_the_long_way(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    raised = [ValueError('in the block'), RunCancelled('a nested run')]
-
     async def case() -> Any:
         outcomes = []
-        for error in raised:
+        for error in [ValueError('in the block'), RunCancelled('a nested run'), StopIteration('stopped')]:
             try:
                 async with Agent(TestModel()).iter('hi') as run:
                     await run.next()
@@ -459,6 +457,7 @@ async def test_an_error_in_the_block_of_a_plain_run_leaves_it_as_on_the_long_way
     assert [(same, summary[:3]) for same, summary in short] == [
         (True, [ValueError, 'in the block', type(None)]),
         (False, [RunCancelled, 'The agent run was cancelled by a nested run.', RunCancelled]),
+        (True, [StopIteration, 'stopped', type(None)]),
     ]
 
 

@@ -142,8 +142,10 @@ class _RunOpening:
         try:
             await self._close(exc)
         except BaseException as error:
-            if error is exc:
-                return False  # (raised again by `async with`)
+            # Raised again by `async with`: the block's error itself, or a `StopIteration` that left `_close` (a
+            # coroutine) as the `RuntimeError` it became.
+            if error is exc or (isinstance(exc, StopIteration) and error.__cause__ is exc):
+                return False
             raise
         return exc is not None  # the block's error, if any, ended the run's scope that caught it
 
