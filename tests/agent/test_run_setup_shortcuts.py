@@ -1,22 +1,42 @@
 """The shortcuts a run's setup takes to cost less (a `RunContext` built from a template dict, `GraphAgentDeps.made`,
-the native tools of a run without capabilities or overrides) give what the long way gives."""
+the native tools of a run without capabilities or overrides, the opening of a plain run) give what the long way
+gives."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import os
 import time
 import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from decimal import Decimal
 from typing import Any
 
+import anyio
 import pytest
 
-from edgewise.agent import Agent, ModelRetry, RunContext, UserError
+from edgewise.agent import (
+    Agent,
+    AgentRunResult,
+    CancellationToken,
+    CostNotFoundWarning,
+    ModelRetry,
+    RunCancelled,
+    RunContext,
+    RunTimedOut,
+    UserError,
+    _instrument,
+)
+from edgewise.agent._loop.nodes import ModelRequestNode
 from edgewise.agent._messages import ids
 from edgewise.agent._run import options
 from edgewise.agent._run.deps import _CONTEXT_TEMPLATE, _DEPS_DEFAULTS, _DEPS_REQUIRED, GraphAgentDeps
 from edgewise.agent._run.options import AgentRetries
+from edgewise.agent._run.state import GraphAgentState
+from edgewise.agent.agent import _run_opening
+from edgewise.agent.agent._model_choice import choose_model
 from edgewise.agent.agent._run_setup import _NO_USAGE, configure_run
 from edgewise.agent.agent._toolsets import AgentFunctionToolset
 from edgewise.agent.capabilities import Thinking
@@ -25,8 +45,9 @@ from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.native_tools import MCPServerTool, WebSearchTool
 from edgewise.agent.toolsets._tool_search import ToolSearchToolset
-from edgewise.agent.usage import RunUsage
+from edgewise.agent.usage import RunUsage, UsageLimits
 from edgewise.agent.workspaces import WorkspaceRef
+from edgewise.graph.persistence.in_mem import SimpleStatePersistence
 
 pytestmark = pytest.mark.anyio
 
@@ -197,8 +218,8 @@ async def test_made_deps_refuse_a_name_that_is_no_field_of_init_when_every_requi
 
 def _configured(agent: Agent[Any, Any], **arguments: Any) -> GraphAgentDeps[Any, Any]:
     return configure_run(
-        agent, model=None, deps=None, model_settings=None, usage_limits=None, instructions=None, output_type=None,
-        retries=AgentRetries(), persistence=None, **{'capabilities': None, **arguments},
+        agent, deps=None, model_settings=None, usage_limits=None, instructions=None, output_type=None,
+        retries=AgentRetries(), persistence=None, **{'capabilities': None, 'model': None, **arguments},
     )  # fmt: skip
 
 
@@ -340,3 +361,284 @@ def test_the_run_setup_gives_made_from_every_required_field(monkeypatch: pytest.
     assert _comparable(made) == _comparable(GraphAgentDeps(**given))
     with pytest.raises(TypeError, match='no_such_field'):
         made_from(GraphAgentDeps, {**given, 'no_such_field': None})
+
+
+# -- the opening of a run: a plain run enters only its cancel scope and graph run (`_RunOpening`), any other run
+# goes through `_open_run` (the long way); each test runs its case both ways and compares what they give.
+
+
+async def _both_ways(monkeypatch: pytest.MonkeyPatch, case: Callable[[], Awaitable[Any]]) -> tuple[Any, Any]:
+    """What `case()` gives (or raises) on the short way and on the long one, each checked to be the one taken: an
+    untraced run (as every run is without logfire installed) is plain."""
+    monkeypatch.setattr(_instrument, 'TRACING', False)
+    long_ways: list[object] = []
+    open_long = _run_opening._open_run
+
+    def counted(*args: Any) -> Any:
+        long_ways.append(args)
+        return open_long(*args)
+
+    monkeypatch.setattr(_run_opening, '_open_run', counted)
+    outcomes: list[Any] = []
+    for way in ('short', 'long'):
+        long_ways.clear()
+        with monkeypatch.context() as patched:
+            if way == 'long':
+                patched.setattr(_run_opening, '_enters_nothing', lambda toolset: False)
+            try:
+                outcomes.append(await case())
+            except Exception as error:
+                outcomes.append(_error_summary(error))
+        assert bool(long_ways) is (way == 'long'), way  # (every run of the case on the way asked for)
+    return outcomes[0], outcomes[1]
+
+
+def _messages_summary(messages: Sequence[ModelMessage]) -> list[Any]:
+    return [
+        (
+            type(m).__name__,
+            [(type(p).__name__, getattr(p, 'content', None), getattr(p, 'state', None)) for p in m.parts],
+        )
+        for m in messages
+    ]
+
+
+def _error_summary(error: BaseException) -> Any:
+    summary: list[Any] = [type(error), str(error), type(error.__cause__), type(error.__context__)]
+    if isinstance(error, RunCancelled):
+        summary += [_messages_summary(error.all_messages()), error.usage, error.metadata]
+    return summary
+
+
+def _result_summary(result: AgentRunResult[Any]) -> Any:
+    return result.output, result.usage, result.metadata, _messages_summary(result.all_messages())
+
+
+async def test_a_plain_run_opens_as_the_long_way_opens_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = Agent(TestModel(custom_output_text='done'))
+
+    async def case() -> Any:
+        return _result_summary(await agent.run('hi', metadata=lambda ctx: {'messages': len(ctx.messages)}))
+
+    short, long = await _both_ways(monkeypatch, case)
+    assert short == long
+    assert short[2] == {'messages': 2}  # (computed again as the run ends: `finish`)
+
+
+async def test_a_cost_limit_of_a_plain_run_is_checked_as_it_ends_as_on_the_long_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def case() -> Any:
+        with pytest.warns(CostNotFoundWarning) as record:
+            result = await Agent(TestModel()).run('hi', usage_limits=UsageLimits(cost_limit=Decimal('0.01')))
+        return _result_summary(result), [str(w.message) for w in record]
+
+    short, long = await _both_ways(monkeypatch, case)
+    assert short == long
+    assert len(short[1]) == 1
+
+
+async def test_an_error_in_the_block_of_a_plain_run_leaves_it_as_on_the_long_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def case() -> Any:
+        outcomes = []
+        for error in [ValueError('in the block'), RunCancelled('a nested run'), StopIteration('stopped')]:
+            try:
+                async with Agent(TestModel()).iter('hi') as run:
+                    await run.next()
+                    raise error
+            except Exception as left:
+                outcomes.append((left is error, _error_summary(left)))
+        return outcomes
+
+    short, long = await _both_ways(monkeypatch, case)
+    assert short == long
+    assert [(same, summary[:3]) for same, summary in short] == [
+        (True, [ValueError, 'in the block', type(None)]),
+        (False, [RunCancelled, 'The agent run was cancelled by a nested run.', RunCancelled]),
+        (True, [StopIteration, 'stopped', type(None)]),
+    ]
+
+
+class _Refusing(SimpleStatePersistence[Any, Any]):
+    def set_graph_types(self, graph: Any) -> None:
+        raise ValueError('no such graph here')
+
+
+async def test_a_plain_run_cancelled_timed_out_or_refused_ends_as_on_the_long_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def waits(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        await anyio.sleep_forever()
+        raise AssertionError  # pragma: no cover
+
+    async def case() -> Any:
+        token = CancellationToken()
+        token.cancel()
+        outcomes = []
+        runs: list[Callable[[], Awaitable[Any]]] = [
+            lambda: Agent(TestModel()).run('hi', cancellation_token=token),  # before it starts
+            lambda: Agent(FunctionModel(waits)).run('hi', timeout=0.01),
+            lambda: Agent(TestModel()).run('hi', persistence=_Refusing()),  # its graph run refuses to open
+        ]
+        for run in runs:
+            try:
+                await run()
+            except Exception as error:
+                outcomes.append(_error_summary(error))
+        try:  # its block does not run
+            async with Agent(TestModel()).iter('hi', cancellation_token=token):
+                outcomes.append('the block ran')  # pragma: no cover - it does not
+        except RunCancelled as error:
+            outcomes.append(_error_summary(error))
+        try:  # cancelled as it runs
+            async with Agent(TestModel()).iter('hi') as agent_run:
+                async for node in agent_run:
+                    if isinstance(node, ModelRequestNode):
+                        agent_run.cancel()
+        except RunCancelled as error:
+            outcomes.append(_error_summary(error))
+        return outcomes
+
+    short, long = await _both_ways(monkeypatch, case)
+    assert short == long
+    assert [o[:2] for o in short] == [
+        [RunCancelled, 'The agent run was cancelled.'],
+        [RunTimedOut, 'The agent run timed out.'],
+        [ValueError, 'no such graph here'],
+        [RunCancelled, 'The agent run was cancelled.'],
+        [RunCancelled, 'The agent run was cancelled.'],
+    ]
+    assert short[0][4] == []  # (it never started)
+    assert short[1][4] == [('ModelRequest', [('UserPromptPart', 'hi', None)])]
+
+
+async def test_a_plain_run_cancelled_from_outside_carries_its_state_as_on_the_long_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def case() -> Any:
+        started = anyio.Event()
+
+        async def waits(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            started.set()
+            await anyio.sleep_forever()
+            raise AssertionError  # pragma: no cover
+
+        carried: list[Any] = []
+        with anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as tg:
+
+                async def cancel_outside() -> None:
+                    await started.wait()
+                    scope.cancel()
+
+                tg.start_soon(cancel_outside)
+                try:
+                    await Agent(FunctionModel(waits)).run('hi')
+                except anyio.get_cancelled_exc_class() as exc:
+                    state = RunCancelled.from_cancellation(exc)
+                    assert state is not None
+                    carried.append(_error_summary(state))
+                    raise
+        return carried
+
+    short, long = await _both_ways(monkeypatch, case)
+    assert short == long
+    assert short[0][1] == 'The agent run was cancelled from outside.'
+
+
+async def test_a_stored_run_resumed_or_given_a_persistence_opens_as_on_the_long_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def case() -> Any:
+        agent = Agent(TestModel())
+        persistence = SimpleStatePersistence()
+        first = await agent.run('hi', persistence=persistence)
+        again = await agent.resume(persistence)
+        return _result_summary(first), _result_summary(again)
+
+    short, long = await _both_ways(monkeypatch, case)
+    assert short == long
+
+
+async def test_a_run_holding_anything_besides_its_scope_and_graph_run_takes_the_long_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Entering(AgentFunctionToolset[Any]):
+        async def __aenter__(self) -> Any:
+            return self
+
+    plain = Agent(TestModel())
+    opening = plain.iter('hi')
+    assert isinstance(opening, _run_opening._RunOpening)
+    async with opening as run:  # traced (when logfire is installed): its span
+        assert (opening._long is not None) is run.ctx.deps.tracing
+    monkeypatch.setattr(_instrument, 'TRACING', False)
+    entering = Agent(TestModel())
+    entering._tools.function_toolset = Entering()
+    cases: list[tuple[Agent[Any, Any], dict[str, Any], bool]] = [
+        (plain, {}, False),
+        (plain, {'capabilities': [Thinking()]}, True),
+        (Agent(TestModel(), max_concurrency=2), {}, True),
+        (entering, {}, True),
+    ]
+    for agent, arguments, long in cases:
+        opening = agent.iter('hi', **arguments)
+        assert isinstance(opening, _run_opening._RunOpening)
+        async with opening as run:
+            assert (opening._long is not None) is long
+            assert _run_opening._enters_nothing(run.ctx.deps.toolset) is (agent is not entering)
+    assert _run_opening._enters_nothing(_run_opening.NO_TOOLSET_YET)
+
+
+async def test_an_opening_of_iter_entered_twice_is_refused() -> None:
+    opening = Agent(TestModel()).iter('hi')
+    async with opening:
+        with pytest.raises(RuntimeError, match=r'entered already: call `agent.iter\(...\)` again'):
+            await opening.__aenter__()
+
+
+@pytest.mark.parametrize('given', ['agent', 'run', 'override'])
+async def test_the_model_of_a_run_without_capabilities_is_the_one_the_model_choice_gives(given: str) -> None:
+    model = TestModel()
+    agent = Agent(model if given == 'agent' else TestModel())
+    run_model = model if given == 'run' else None
+    with agent.override(model=model) if given == 'override' else contextlib.nullcontext():
+        choice = await choose_model(agent, run_model, None, deps=None, history=[], usage=RunUsage())
+        short, long = _configured(agent, model=run_model), _configured(agent, model=run_model, choice=choice)
+        async with agent.iter('hi', model=run_model) as run:
+            assert run.ctx.deps.model is model
+    assert _comparable(short) == _comparable(long)
+    assert (short.model, short.model_id, short.model_choice) == (model, None, None)
+
+
+async def test_a_model_id_of_a_run_without_capabilities_is_the_model_entered_for_it() -> None:
+    agent = Agent(TestModel())
+    with agent.override(model='test'):
+        async with agent:
+            assert agent._entered_model is not None
+            entered = agent._entered_model[1]
+            async with agent.iter('hi') as run:  # (the long way: `resolve_model` would make another model)
+                assert run.ctx.deps.model is entered
+
+
+def test_a_started_state_is_the_one_its_constructor_makes() -> None:
+    given: dict[str, Any] = {
+        'message_history': [ModelRequest([UserPromptPart('hi')])], 'usage': RunUsage(requests=1),
+        'conversation_id': 'c', 'run_id': 'r',
+    }  # fmt: skip
+    started, constructed = GraphAgentState.started(**given), GraphAgentState(**given)
+    assert list(vars(started)) == [f.name for f in dataclasses.fields(GraphAgentState)]
+    assert list(vars(started).items()) == list(vars(constructed).items())
+    again = GraphAgentState.started(**given)
+    for name in ('tool_retries', 'step_results', 'operation_results', 'pending_messages'):  # each its own
+        assert getattr(again, name) is not getattr(started, name)
+
+
+async def test_run_names_an_unnamed_agent_after_its_variable_and_keeps_a_given_name() -> None:
+    unnamed_agent = Agent(TestModel())
+    named = Agent(TestModel(), name='kept')
+    await unnamed_agent.run('hi')
+    await named.run('hi')
+    assert (unnamed_agent.name, named.name) == ('unnamed_agent', 'kept')

@@ -145,7 +145,10 @@ async def run_for_result(
     """Open a run (`agent.iter(...)`, `agent.iter_from_persistence(...)`), run it to its end with `handler` and
     give its result: what `run` and `resume` do."""
     async with opening as agent_run:
-        await run_with_event_handler(agent_run, handler)
+        if handler is None and WRAP_EVENTS not in agent_run._graph_run.deps.hooked:
+            await run_to_end(agent_run)  # (as `run_with_event_handler` runs it, one coroutine less)
+        else:
+            await run_with_event_handler(agent_run, handler)
     result: AgentRunResult[Any] | None = agent_run.result
     assert result is not None
     return result

@@ -11,8 +11,9 @@ work is handed to its parts:
 - `_as_tool`: `Agent.as_tool`; `wrapper`: `WrapperAgent`; `_chat_cli`: the terminal chat of `to_cli()`;
 - `_registration`: the decorators that register tools, toolsets, prompts and validators.
 
-- `_run_setup`: every run, new (`iter`) or stored (`iter_from_persistence`), starts in `open_run`, the one run
-  setup; `run` and `resume` drive it to its end the same way (`run_for_result`).
+- `_run_setup`, `_run_opening`: every run, new (`iter`) or stored (`iter_from_persistence`), is prepared by
+  `_run_setup` and starts in `open_run`, the one run setup; `run` and `resume` drive it to its end the same way
+  (`run_for_result`).
 """
 
 from __future__ import annotations as _annotations
@@ -92,7 +93,8 @@ from ._as_tool import agent_as_tool
 from ._model_choice import choose_model, model_for_agent_context, static_pick
 from ._options import IterOptions
 from ._registration import AgentRegistration
-from ._run_setup import new_run, open_run, resolve_model, stored_run
+from ._run_opening import open_run
+from ._run_setup import new_run, resolve_model, stored_run
 from ._run_workspace import check_workspace_argument
 from ._toolsets import AgentFunctionToolset, AgentToolsets
 from .abstract import AbstractAgent

@@ -1,5 +1,5 @@
-"""The setup of an agent's runs: `open_run`, the one setup every run goes through, and what prepares a new run
-(`new_run`) or a stored one (`stored_run`) for it; `configure_run` makes a run's deps from the agent, its
+"""The setup of an agent's runs: what prepares a new run (`new_run`) or a stored one (`stored_run`) for `open_run`
+(`_run_opening`), the one setup every run goes through; `configure_run` makes a run's deps from the agent, its
 overrides and capabilities, and the run's arguments.
 
 These are functions of the `Agent` they are given (the class keeps its public methods, with their typed
@@ -9,16 +9,12 @@ this package.
 
 from __future__ import annotations as _annotations
 
-import dataclasses
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
-from datetime import datetime, timedelta, timezone
 from functools import partial
 from types import NoneType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, cast
-
-import anyio
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 from edgewise.graph import BaseStatePersistence, GraphRun
 
@@ -39,12 +35,6 @@ from .._loop.history import (
     validate_history,
 )
 from .._loop.nodes import UserPromptNode, agent_graph
-from .._loop.run_hooks import RUN_HOOKS, wrapped_run
-from .._message_flow.cancellation import (
-    CancellationToken,
-    inherited_run_deadline,
-    take_starting_run_token,
-)
 from .._output.schema import build_output_schema, schema_for_profile
 from .._run.deps import EndStrategy, GraphAgentDeps
 from .._run.options import (
@@ -69,10 +59,8 @@ from ..capabilities.combined import CombinedCapability, combined_or_none
 from ..capabilities.durability import durability_of
 from ..capabilities.durable_operation import run_operations
 from ..capabilities.instrumentation import Instrumentation
-from ..capabilities.thread_executor import run_thread_executor
-from ..concurrency import concurrency_slot
 from ..conversation import RUN_CONVERSATION, RunConversation
-from ..exceptions import RunCancelled, RunTimedOut, UserError
+from ..exceptions import UserError
 from ..messages import ModelMessage, ModelRequest, UserContent
 from ..models import KnownModelName, Model
 from ..models.instrumented import InstrumentationSettings, InstrumentedModel
@@ -83,10 +71,10 @@ from ..toolsets import AbstractToolset
 from ..usage import RunUsage, UsageLimits
 from ..workspaces import WorkspaceBackend, WorkspaceRef
 from ._model_choice import NO_MODEL, ModelChoice, choose_model, infer_agent_model
+from ._run_opening import NO_TOOLSET_YET, PreparedRun
 from ._run_workspace import (
     check_workspace_argument,
     history_workspace_ref,
-    refresh_workspace_ref,
     refuse_unresolved_workspace,
     select_workspace,
 )
@@ -95,8 +83,6 @@ from ._toolsets import AgentToolsets
 if TYPE_CHECKING:
     from ._from_spec import AgentSpec
 
-_NO_TOOLSET_YET: AbstractAsyncContextManager[None] = nullcontext()  # a stored run's toolset comes with its graph run
-_NO_MODEL_CHOICE: AbstractAsyncContextManager[None] = nullcontext()  # the run's model was not picked by capabilities
 _NO_HOOKS: frozenset[str] = frozenset()
 _NO_USAGE = RunUsage()  # never changed: a run given no usage starts from a copy of it
 
@@ -144,117 +130,6 @@ async def _closing_after(persistence: BaseStatePersistence[Any, Any], opening: A
     finally:
         if close is not None:
             await close()
-
-
-PreparedRun: TypeAlias = tuple[
-    GraphAgentDeps[Any, Any],
-    AbstractAsyncContextManager[Any],
-    AbstractAsyncContextManager[GraphRun[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]],
-    Callable[[AgentRun[Any, Any]], None] | None,
-]
-"""A run ready to start: its deps, the toolset to enter before its graph run opens, the graph run to open, and
-what to do at its end (given the run)."""
-
-
-@asynccontextmanager
-async def open_run(
-    agent: SetUpAgent,
-    prepare: Callable[[], Awaitable[PreparedRun]],
-    cancellation_token: CancellationToken | None = None,
-    run_timeout: float | None = None,
-) -> AsyncIterator[AgentRun[Any, Any]]:
-    """The one setup of every run, new (`iter`) or stored (`iter_from_persistence`): `prepare()` configures it;
-    then the run's cancel scope (`AgentRun.cancel()`, `RunContext.cancel()`, `cancellation_token`), the agent's
-    concurrency slot, the run's span and thread executor, the toolset and the graph run that `prepare` made, the
-    `AgentRun`, and the capabilities' run hooks around it.
-
-    Raises:
-        RunCancelled: the run was cancelled (by the application; a cancellation from outside goes on as itself,
-            carrying the run's state for `RunCancelled.from_cancellation`).
-        RunTimedOut: the run did not end within `run_timeout` seconds (counted from here).
-    """
-    deadline = None if run_timeout is None else anyio.current_time() + run_timeout
-    handle_token = take_starting_run_token()  # an `AgentRunEvents` starting this run (not one nested in it)
-    graph_deps, toolset, opening, finish = await prepare()
-    cancellation = graph_deps.cancellation
-    # The deadline as `RunContext.deadline` shows it: its own, or the one of the run it was started in if earlier
-    # (that run's cancel scope, around this one, enforces it).
-    inherited = inherited_run_deadline()
-    if run_timeout is not None:
-        own = datetime.now(tz=timezone.utc) + timedelta(seconds=run_timeout)
-        inherited = own if inherited is None else min(own, inherited)
-    graph_deps.deadline = inherited
-    opened: list[AgentRun[Any, Any]] = []
-    try:
-        with cancellation.scope(cancellation_token, handle_token, provides=graph_deps.deadline) as run_scope:
-            if deadline is not None:
-                run_scope.deadline = deadline
-            await cancellation.checkpoint()  # cancelled already: the run does not start
-            limiter = agent._limiter
-            async with concurrency_slot(
-                limiter, '' if limiter is None else f'agent:{agent.name or "agent"}', held=True
-            ):
-                with (
-                    (
-                        _instrument.span(
-                            'agent run',
-                            agent_name=agent.name or 'agent',
-                            model_name=graph_deps.model.model_name,
-                            **_description_attribute(agent, graph_deps.user_deps),
-                        )
-                        if graph_deps.tracing
-                        else _instrument.NO_SPAN
-                    ) as run_span,
-                    run_thread_executor(graph_deps.root_capability),
-                ):
-                    async with graph_deps.model_choice or _NO_MODEL_CHOICE, toolset, opening as graph_run:
-                        agent_run = AgentRun(graph_run)
-                        opened.append(agent_run)
-                        try:
-                            if not graph_deps.hooked.isdisjoint(RUN_HOOKS):
-                                context = graph_deps.run_context(graph_run.state)
-                                async with wrapped_run(graph_deps.root_capability, context, agent_run):
-                                    yield agent_run
-                            else:
-                                yield agent_run
-                        finally:
-                            refresh_workspace_ref(graph_deps, graph_run.state)
-                            if run_span is not None:
-                                # The run's total usage, as pydantic-ai 2.x's format 5 gives it on the run span.
-                                settings = graph_deps.instrumentation
-                                run_span.set_attributes(settings.aggregated_usage_attributes(graph_run.state.usage))
-                    limits = graph_deps.usage_limits
-                    if limits.cost_limit is not None and (ended := agent_run.result) is not None:
-                        # The run is over: a `cost_limit` that no response could be priced for is reported now, once.
-                        limits.check_cost(ended.usage, messages=graph_run.state.message_history)
-                    if finish is not None and not cancellation.cancel_requested:
-                        finish(agent_run)
-    except RunCancelled as exc:  # a nested run's (a sub-agent's, in a tool): this run's state is the one to give
-        raise run_cancelled(opened, graph_deps, 'The agent run was cancelled by a nested run.') from exc
-    except anyio.get_cancelled_exc_class() as exc:  # from outside the run: it goes on, with the run's state
-        run_cancelled(opened, graph_deps, 'The agent run was cancelled from outside.').attach_to(exc)
-        raise
-    if cancellation.cancel_requested:  # (also when the run's block caught the cancellation, or it came late)
-        raise run_cancelled(opened, graph_deps, 'The agent run was cancelled.')
-    if run_scope.cancelled_caught and deadline is not None:  # the run's own scope reached its deadline
-        raise run_cancelled(opened, graph_deps, 'The agent run timed out.', timed_out=True)
-
-
-def run_cancelled(
-    opened: list[AgentRun[Any, Any]], graph_deps: GraphAgentDeps[Any, Any], message: str, *, timed_out: bool = False
-) -> RunCancelled:
-    """The `RunCancelled` (`RunTimedOut` when `timed_out`) of a run: a copy of its state, or an empty one when it
-    was cancelled before it started."""
-    error_class = RunTimedOut if timed_out else RunCancelled
-    if not opened:
-        return error_class(message)
-    opened[0].keep_unsent_results()
-    state = opened[0].ctx.state
-    return error_class(
-        message, messages=list(state.message_history), new_message_index=graph_deps.new_message_index,
-        usage=dataclasses.replace(state.usage), metadata=state.metadata, run_id=state.run_id,
-        conversation_id=state.conversation_id,
-    )  # fmt: skip
 
 
 async def new_run(
@@ -306,12 +181,21 @@ async def new_run(
         if durability is not None:
             persistence = stored_by = durability.persistence(run_id)
             run_id = getattr(persistence, 'run_id', run_id)
-    capabilities = [c.for_agent(agent) for c in as_capabilities(capabilities)]  # bound once per run
+    if capabilities:
+        capabilities = [c.for_agent(agent) for c in as_capabilities(capabilities)]  # bound once per run
     run_usage = usage or cast(RunUsage, _NO_USAGE.__copy__())  # (a `RunUsage()`, at two thirds of its cost)
-    choice = await choose_model(
-        agent, model, combined_or_none(_run_capabilities(agent, capabilities)) if capable else None,
-        deps=resolve_deps(agent, deps), history=history, usage=run_usage,
-    )  # fmt: skip
+    choice: ModelChoice | None = None
+    if capable:
+        choice = await choose_model(
+            agent, model, combined_or_none(_run_capabilities(agent, capabilities)),
+            deps=resolve_deps(agent, deps), history=history, usage=run_usage,
+        )  # fmt: skip
+    else:
+        run_deps = resolve_deps(agent, deps)
+        raw = agent._override_model.get() or model or agent.model
+        if raw is None or isinstance(raw, str):  # no model, or an id to resolve (the agent's entered model, say)
+            choice = await choose_model(agent, model, None, deps=run_deps, history=history, usage=run_usage)
+        # else a model and no capability to pick another: `configure_run` takes it as the run's, as the choice would
     configure = partial(
         configure_run, agent, model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
         capabilities=capabilities, instructions=instructions, output_type=output_type,
@@ -325,7 +209,7 @@ async def new_run(
             history = merge_adjacent(history)  # as pydantic-ai keeps a given history
         if deferred_tool_results is None:  # with results, a prompt follows the answers to the open calls
             check_prompt_fits(user_prompt, history)
-    state = GraphAgentState(
+    state = GraphAgentState.started(
         message_history=bind_captured_messages(history),
         usage=run_usage,
         conversation_id=resolve_conversation_id(conversation_id, history),
@@ -368,7 +252,7 @@ async def _with_workspace(
     state: GraphAgentState,
     workspace: WorkspaceBackend | WorkspaceRef | Literal['new'] | None,
     configure: Callable[..., GraphAgentDeps[Any, Any]],
-    choice: ModelChoice,
+    choice: ModelChoice | None,
 ) -> GraphAgentDeps[Any, Any]:
     """The deps of a new run once its workspace is chosen (the one given, else a capability's) and its capabilities
     are made for it (`for_run`, which may use the workspace; new deps when some capability changed).
@@ -382,6 +266,7 @@ async def _with_workspace(
     chosen = select_workspace(graph_deps, state, workspace)  # before `for_run`, which may use it
     configured = await configured_for_run(graph_deps, state, configure)
     if configured is not graph_deps:  # capabilities made for the run: their model pick decides now
+        assert choice is not None  # (a run with capabilities has its model chosen by `choose_model`)
         configured.workspace = graph_deps.workspace
         if not chosen:  # a workspace capability that only `for_run` made
             chosen = select_workspace(configured, state, workspace)
@@ -589,7 +474,7 @@ async def stored_run(
     opening = stored_graph_run(agent, persistence, graph_deps)
     if stored_by is not None:
         opening = _closing_after(stored_by, opening)
-    return graph_deps, _NO_TOOLSET_YET, opening, None
+    return graph_deps, NO_TOOLSET_YET, opening, None
 
 
 @asynccontextmanager
@@ -630,10 +515,3 @@ def resolve_deps(agent: SetUpAgent, deps: Any) -> Any:
             f'{type(deps).__name__}: pass `deps=` a {deps_type.__name__} instance.'
         )
     return deps
-
-
-def _description_attribute(agent: Any, deps: Any) -> dict[str, str]:
-    """The agent's description for its run span (`gen_ai.agent.description`), a template rendered from the deps."""
-    render = getattr(agent, 'render_description', None)
-    description = None if render is None else render(deps)
-    return {} if description is None else {'gen_ai.agent.description': description}

@@ -110,10 +110,13 @@ class AgentToolsets(Generic[AgentDepsT]):
             graph_deps.capabilities = capability_registry([root])
             loaded, history = graph_deps.loaded_capability_ids, state.message_history
             refresh_loaded_capabilities(graph_deps.capabilities, loaded, history)
-        extra: list[AbstractToolset[AgentDepsT]] = []
-        if self.override_toolsets.get() is None:
-            extra = [*_capability_toolsets(root), *(toolsets or ())]
-        members = [*self.members, *extra]
+        override = self.override_toolsets.get()
+        members = [self.override_tools.get() or self.function_toolset, *(self.extra if override is None else override)]
+        if override is None:  # (`members`, then the capabilities' toolset and the run's)
+            if root is not None:
+                members += _capability_toolsets(root)
+            if toolsets:
+                members += toolsets
         only = members[0] if len(members) == 1 else None
         # The combined toolset sets each tool's `toolset_id`; the agent's own toolset alone, with no tool to stamp,
         # is the run's toolset as it is (a step of a run without tools costs no combining layer).
@@ -122,7 +125,8 @@ class AgentToolsets(Generic[AgentDepsT]):
         )
         if root is not None:
             toolset = root.get_wrapper_toolset(toolset) or toolset
-        if not _has_tool_search(root):  # every run searches deferred tools, as pydantic-ai adds `ToolSearch()`
+        # Every run searches deferred tools, as pydantic-ai adds `ToolSearch()`.
+        if root is None or not _has_tool_search(root):
             toolset = ToolSearchToolset(toolset)
             graph_deps.implicit_tool_search = True
             if type(toolset.wrapped).for_run is AbstractToolset.for_run:

@@ -190,7 +190,7 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
                 messages up to the cancellation.
             RunTimedOut: the run went past its `timeout` (a `RunCancelled`, holding the same).
         """
-        if kwargs.pop('infer_name', True):
+        if kwargs.pop('infer_name', True) and self.name is None:  # (a named agent has no frame to look at)
             self._infer_name(inspect.currentframe())
         opened = self.iter(user_prompt, infer_name=False, **kwargs)
         return await run_for_result(opened, event_stream_handler or self.event_stream_handler)
