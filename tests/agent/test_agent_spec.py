@@ -3,6 +3,7 @@ or an override adds to it; capabilities are built by name from the registry; bad
 
 from __future__ import annotations
 
+import inspect
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -331,8 +332,13 @@ async def test_a_run_spec_model_is_used_when_the_run_gives_none() -> None:
 
 def test_agent_only_fields_of_a_run_spec_warn_and_are_ignored() -> None:
     agent = Agent(TestModel(), end_strategy='early')
-    with pytest.warns(UserWarning, match="AgentSpec field 'end_strategy' is not supported at run/override time"):
+    with pytest.warns(
+        UserWarning, match="AgentSpec field 'end_strategy' is not supported at run/override time"
+    ) as caught:
         agent.run_sync('hi', spec={'end_strategy': 'exhaustive'})
+    line = inspect.currentframe().f_lineno - 2  # type: ignore[union-attr]
+    # At the application's line, past `run_sync`'s event loop and the run's setup.
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
 
 
 def test_a_run_spec_sets_the_tool_budget_of_the_run() -> None:

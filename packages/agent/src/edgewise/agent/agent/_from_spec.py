@@ -35,7 +35,7 @@ from .._spec import (
     capability_spec_context,
     load_from_registry,
 )
-from .._warnings import PydanticAIDeprecationWarning
+from .._warnings import PydanticAIDeprecationWarning, application_caller
 from ..capabilities.abstract import AbstractCapability
 from ..exceptions import UserError
 from ..output import StructuredDict
@@ -398,7 +398,7 @@ def run_spec(spec: dict[str, Any] | AgentSpec, deps_type: Any = None) -> RunSpec
             warnings.warn(
                 f'AgentSpec field {field!r} is not supported at run/override time and will be ignored',
                 UserWarning,
-                stacklevel=4,
+                stacklevel=application_caller()[0],  # the application's run or override
             )
     return RunSpec(
         model=validated.model,
