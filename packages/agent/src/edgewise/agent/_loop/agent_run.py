@@ -32,12 +32,22 @@ from ..exceptions import UserError
 from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, RetryPromptPart, ToolReturnPart
 from ..tools import RunContext
 from .history import has_tool_deltas
-from .nodes import AgentNode, DeferredToolCallsNode, ModelRequestNode, add_enqueued_events
+from .nodes import (
+    AgentNode,
+    CallToolsNode,
+    DeferredToolCallsNode,
+    ModelRequestNode,
+    UserPromptNode,
+    add_enqueued_events,
+)
 
 __all__ = ('AgentRun', 'capture_run_messages', 'run_to_end', 'NODE_HOOKS')
 
 NODE_HOOKS = hook_names('node')
 """The hooks `AgentRun.next` runs each node through, when some capability of the run implements one."""
+
+_GOING_ON = frozenset({UserPromptNode, ModelRequestNode, CallToolsNode})
+"""The node classes after which a run goes on (neither `End` nor a `DeferredToolCallsNode`, nor subclasses)."""
 
 DepsT = TypeVar('DepsT', default=object)
 OutputT = TypeVar('OutputT', default=str)
@@ -84,6 +94,8 @@ class AgentRun(Generic[DepsT, OutputT]):
     def stops_at(self, node: object) -> bool:
         """Whether the run is over once `node` is next: the `End`, or a stored run's wait for the answers to its
         deferred tool calls (the run is then kept as waiting, and its output is the `DeferredToolRequests`)."""
+        if type(node) in _GOING_ON:  # (the nodes of every step: no `isinstance` through `ABCMeta` for them)
+            return False
         return isinstance(node, End) or (
             isinstance(node, DeferredToolCallsNode) and self._graph_run.deps.deferred_tool_results is None
         )

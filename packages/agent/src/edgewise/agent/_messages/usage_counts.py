@@ -10,7 +10,7 @@ import copy
 import importlib
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Self, cast
 
 import pydantic
 import pydantic_core
@@ -184,7 +184,7 @@ class _Usage:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __copy__(self) -> _Usage:
+    def __copy__(self) -> Self:
         copied = type(self).__new__(type(self))
         copied.__dict__.update(self.__dict__)
         copied.details = dict(self.details)

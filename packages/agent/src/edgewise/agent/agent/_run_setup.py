@@ -14,7 +14,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
 from functools import partial
 from types import NoneType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from edgewise.graph import BaseStatePersistence, GraphRun
 
@@ -183,7 +183,7 @@ async def new_run(
             run_id = getattr(persistence, 'run_id', run_id)
     if capabilities:
         capabilities = [c.for_agent(agent) for c in as_capabilities(capabilities)]  # bound once per run
-    run_usage = usage or cast(RunUsage, _NO_USAGE.__copy__())  # (a `RunUsage()`, at two thirds of its cost)
+    run_usage = usage or _NO_USAGE.__copy__()  # (a `RunUsage()`, at two thirds of its cost)
     choice: ModelChoice | None = None
     if capable:
         choice = await choose_model(
