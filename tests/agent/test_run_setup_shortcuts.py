@@ -642,3 +642,32 @@ async def test_run_names_an_unnamed_agent_after_its_variable_and_keeps_a_given_n
     await unnamed_agent.run('hi')
     await named.run('hi')
     assert (unnamed_agent.name, named.name) == ('unnamed_agent', 'kept')
+
+
+def test_the_nodes_a_run_goes_on_after_are_neither_an_end_nor_a_wait() -> None:
+    """`AgentRun.stops_at` answers `False` for these classes without `isinstance`: what `isinstance` would say."""
+    from edgewise.agent._loop import agent_run
+    from edgewise.agent._loop.nodes import CallToolsNode, DeferredToolCallsNode, UserPromptNode
+    from edgewise.graph import End
+
+    assert {UserPromptNode, ModelRequestNode, CallToolsNode} == agent_run._GOING_ON
+    for kind in agent_run._GOING_ON:
+        assert not issubclass(kind, (End, DeferredToolCallsNode))
+
+
+async def test_a_run_stops_at_its_end_and_at_a_wait_for_deferred_answers() -> None:
+    from edgewise.agent._loop.nodes import DeferredToolCallsNode
+    from edgewise.agent.tools import DeferredToolRequests
+    from edgewise.graph import End
+
+    agent = Agent(TestModel())
+    async with agent.iter('hi') as run:
+        first = run.next_node
+        assert not run.stops_at(first)
+        assert run.stops_at(End(None))
+        assert run.stops_at(DeferredToolCallsNode(DeferredToolRequests()))
+        run.ctx.deps.deferred_tool_results = object()  # type: ignore[assignment]  (answers given: it goes on)
+        assert not run.stops_at(DeferredToolCallsNode(DeferredToolRequests()))
+        run.ctx.deps.deferred_tool_results = None
+        async for _ in run:
+            pass
