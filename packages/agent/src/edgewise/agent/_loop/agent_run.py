@@ -144,7 +144,8 @@ class AgentRun(Generic[DepsT, OutputT]):
                 try:
                     result = await graph_run.next(node)
                 finally:
-                    end_node(graph_run.deps)
+                    if graph_run.deps.operation_journal is not None:  # (`end_node`, without its call)
+                        end_node(graph_run.deps)
                 if isinstance(result, End) and graph_run.state.pending_messages:
                     return await self._deliver_at_end()
                 return result  # type: ignore[return-value]

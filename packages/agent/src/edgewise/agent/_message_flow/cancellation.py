@@ -131,24 +131,21 @@ class RunCancellation:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._requested = False
+        self.cancel_requested = False
+        """Whether the run was cancelled (stays `True` once it is): a plain attribute, read at every step without a
+        lock (a flag that only goes from False to True), set under the lock by `cancel`."""
         self._finished = False
         self._scope: anyio.CancelScope | None = None
         self._loop_thread: int | None = None
         self._loop_token: anyio.lowlevel.EventLoopToken | None = None
         self._tokens: list[CancellationToken] = []
 
-    @property
-    def cancel_requested(self) -> bool:
-        """Whether the run was cancelled (stays `True` once it is)."""
-        return self._requested  # (one read of a flag that only goes from False to True: no lock needed)
-
     def cancel(self) -> None:
         """Ask for the run's cancellation, from any task or thread; only the first call counts."""
         with self._lock:
-            if self._requested or self._finished:
+            if self.cancel_requested or self._finished:
                 return
-            self._requested = True
+            self.cancel_requested = True
             scope, thread, token = self._scope, self._loop_thread, self._loop_token
         if scope is None:
             return  # the scope cancels itself as it opens
@@ -210,7 +207,7 @@ class _OpenRunScope:
             cancellation._scope = scope
             cancellation._loop_thread = threading.get_ident()
             cancellation._loop_token = loop_token
-            if cancellation._requested:
+            if cancellation.cancel_requested:
                 scope.cancel()
         try:
             for token in self._tokens:
