@@ -309,3 +309,37 @@ def test_an_iteration_dropped_inside_an_event_loop_leaves_its_source_to_the_shut
     bridge.shutdown()
 
     assert (closed_before_shutdown, recorded.closed_sources, recorded.exit) == (0, 1, (None,))
+
+
+# -- the output once a stream was read to its end ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize('stream', ['stream_text', 'stream_output', 'stream_response'])
+def test_get_output_after_a_stream_read_to_its_end_is_the_runs_output(stream: str) -> None:
+    """Reading a stream to its end stops the run's loop; `get_output()` then gives the finished run's output (as
+    pydantic-ai 2.x does), a copy each time."""
+    agent = Agent(TestModel(custom_output_text='London'))
+    result = agent.run_stream_sync('capital?')
+    list(getattr(result, stream)())
+    assert result.is_complete
+    assert result._bridge.closed  # (the loop stopped with the stream: no thread is left behind)
+    assert result.get_output() == 'London'
+    assert result.get_output() == 'London'
+
+
+def test_get_output_after_a_structured_stream_is_a_copy_each_time() -> None:
+    agent = Agent(TestModel(custom_output_args={'names': ['a']}), output_type=dict[str, list[str]])
+    with agent.run_stream_sync('names?') as result:
+        assert list(result.stream_output())[-1] == {'names': ['a']}
+        first = result.get_output()
+        first['names'].append('changed')
+        assert result.get_output() == {'names': ['a']}
+
+
+def test_get_output_of_a_run_closed_before_its_end_is_refused() -> None:
+    agent = Agent(TestModel(custom_output_text='London'))
+    result = agent.run_stream_sync('capital?')
+    result.close()  # stopped before its output was read
+    assert not result.is_complete
+    with pytest.raises(RuntimeError, match='already closed'):
+        result.get_output()

@@ -4,6 +4,7 @@ The run goes on through a `SyncStreamBridge` (an event loop of the bridge's own,
 one task and each stream read in one task); every method waits for it. The run stops once it ends (a stream read
 to its end, or `get_output()`), on `close()`, or as a `with` block around the result ends (pydantic-ai 2.x's
 spelling: `with agent.run_stream_sync(...) as result:`).
+`get_output()` after a stream was read to its end gives the finished run's output.
 """
 
 from __future__ import annotations as _annotations
@@ -87,7 +88,10 @@ class StreamedRunResultSync(Generic[AgentDepsT, OutputDataT]):
         return output
 
     def get_output(self) -> OutputDataT:
-        """Run to the end and return the output."""
+        """Run to the end and return the output (also once a stream was read to its end, which stopped the run's
+        event loop: the output is the finished run's)."""
+        if self._bridge.closed and self._result.is_complete:
+            return self._result.ended_output()
         output = self._bridge.call(self._result.get_output)
         self.close()
         return output
