@@ -336,7 +336,7 @@ def test_agent_only_fields_of_a_run_spec_warn_and_are_ignored() -> None:
         UserWarning, match="AgentSpec field 'end_strategy' is not supported at run/override time"
     ) as caught:
         agent.run_sync('hi', spec={'end_strategy': 'exhaustive'})
-    line = inspect.currentframe().f_lineno - 1  # type: ignore[union-attr]  (the line above)
+    line = inspect.currentframe().f_lineno - 1  # type: ignore[union-attr]  # the line above
     # At the application's line, past `run_sync`'s event loop and the run's setup.
     assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
 

@@ -666,7 +666,7 @@ async def test_a_run_stops_at_its_end_and_at_a_wait_for_deferred_answers() -> No
         assert not run.stops_at(first)
         assert run.stops_at(End(None))
         assert run.stops_at(DeferredToolCallsNode(DeferredToolRequests()))
-        run.ctx.deps.deferred_tool_results = object()  # type: ignore[assignment]  (answers given: it goes on)
+        run.ctx.deps.deferred_tool_results = object()  # type: ignore[assignment]  # answers given: it goes on
         assert not run.stops_at(DeferredToolCallsNode(DeferredToolRequests()))
         run.ctx.deps.deferred_tool_results = None
         async for _ in run:
