@@ -371,16 +371,10 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
     async def get_output(self) -> OutputDataT:
         """Run to the end (reading what is left of the stream) and return the output."""
         await self._finish()
-        output = self.ended_output()
-        self._settle()
-        return output
-
-    def ended_output(self) -> OutputDataT:
-        """The output of the run, once it has ended (`get_output()` without reading on: what the synchronous result
-        gives once its event loop has stopped)."""
         assert self._result is not None
         # A copy each time: a caller changing what it got does not change what the next call gets.
         output: OutputDataT = copy.deepcopy(self._result.output)
+        self._settle()
         return output
 
     @property

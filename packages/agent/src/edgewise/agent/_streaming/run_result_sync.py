@@ -9,6 +9,7 @@ spelling: `with agent.run_stream_sync(...) as result:`).
 
 from __future__ import annotations as _annotations
 
+import copy
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from functools import partial
@@ -90,8 +91,9 @@ class StreamedRunResultSync(Generic[AgentDepsT, OutputDataT]):
     def get_output(self) -> OutputDataT:
         """Run to the end and return the output (also once a stream was read to its end, which stopped the run's
         event loop: the output is the finished run's)."""
-        if self._bridge.closed and self._result.is_complete:
-            return self._result.ended_output()
+        if self._bridge.closed and self._result.is_complete:  # a copy each time, as `get_output` gives
+            output: OutputDataT = copy.deepcopy(self._result.result.output)
+            return output
         output = self._bridge.call(self._result.get_output)
         self.close()
         return output
