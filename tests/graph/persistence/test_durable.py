@@ -400,3 +400,45 @@ async def test_an_object_that_loaded_the_run_continues_it_with_a_node_of_the_cal
     result = await cycle_graph.run(Middle(step=1), state=snapshot.state, persistence=again)
 
     assert result.output is not None
+
+
+async def test_a_run_let_go_of_before_its_loaded_node_starts_leaves_that_node_created(durable: Store) -> None:
+    # As a Ctrl-C between two steps does: the loaded node never started, so the run is waiting, not interrupted.
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally(target=1))
+    async with cycle_graph.iter_from_persistence(persistence):
+        assert summary(await persistence.load_all()) == [('node', 'Start', 'pending', 0)]
+
+    assert summary(await persistence.load_all()) == [('node', 'Start', 'created', 0)]
+    info = await persistence.info()
+    assert info is not None
+    assert info.status == 'waiting'
+
+
+async def test_a_run_closed_before_its_loaded_node_starts_leaves_that_node_created(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally(target=1))
+    run_id = run_id_of(persistence)
+    async with cycle_graph.iter_from_persistence(persistence):
+        await persistence.aclose()  # lets go of the run at once
+
+    reopened = durable(run_id)
+    reopened.set_graph_types(cycle_graph)
+    assert summary(await reopened.load_all()) == [('node', 'Start', 'created', 0)]
+
+
+async def test_a_loaded_node_the_caller_replaced_is_not_reset_when_the_run_is_let_go_of(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally(target=1))
+    async with cycle_graph.iter_from_persistence(persistence) as run:
+        await run.next(Middle(step=1))  # another node than the loaded one; its successor is stored
+
+    # The loaded node stays as the step left it, not `'created'` in the middle of the run (which a resume would
+    # run again); the successor of the node that ran goes back to `'created'` as before.
+    assert summary(await persistence.load_all()) == [
+        ('node', 'Start', 'pending', 0),
+        ('node', 'Middle', 'success', 0),
+        ('node', 'Finish', 'created', 0),
+    ]
+    async with cycle_graph.iter_from_persistence(durable(run_id_of(persistence))) as run:
+        assert isinstance(run.next_node, Finish)

@@ -170,9 +170,19 @@ async def test_a_journal_left_beside_a_file_that_holds_it_already_changes_nothin
     await stop_held_run(tmp_path / 'live', tmp_path / 'copy', steps=4)
     copy = tmp_path / 'copy'
     stored = await opened(copy / 'run.json').load_all()
-    async with cycle_graph.iter_from_persistence(FileStatePersistence(copy / 'run.json')):
-        journal = (copy / JOURNAL).read_bytes()  # with the claim's reset of the step in flight
+    persistence = FileStatePersistence[Tally, int](copy / 'run.json')
+    journals: list[bytes] = []
+    fold = persistence._fold_journal
+
+    def keep_and_fold() -> None:  # the journal as it is folded: with the claim's and the release's resets
+        journals.append((copy / JOURNAL).read_bytes())
+        fold()
+
+    persistence._fold_journal = keep_and_fold  # type: ignore[method-assign]
+    async with cycle_graph.iter_from_persistence(persistence):
+        pass
     # Letting go folded the journal into the file.
+    [journal] = journals
     folded = await opened(copy / 'run.json').load_all()
     assert not (copy / JOURNAL).exists()
     (copy / JOURNAL).write_bytes(journal)

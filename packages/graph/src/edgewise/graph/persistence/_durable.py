@@ -139,6 +139,9 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     """The start time stored with `_prestarted` (the instant of the write that stored it)."""
     _handed_out: str | None = None
     """The snapshot this object's `load_next` handed out outside a claimed run; a claim leaves it `'pending'`."""
+    _loaded: str | None = None
+    """The snapshot this object's `load_next` marked `'pending'` while holding the run, until `record_run` starts
+    it: a run let go of before that (a Ctrl-C between two steps) puts it back to `'created'`, as it was."""
     _closed: bool = False
     """Set by `aclose()`: every later use raises `PersistenceError`."""
     _lease_claims: bool = False
@@ -201,8 +204,9 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         is the snapshot `keep`."""
 
     @abstractmethod
-    async def _op_release(self, owner: Owner, prestarted: str | None) -> None:
-        """Stop holding the run, putting the snapshot `prestarted` (if still `'running'`) back to `'created'`."""
+    async def _op_release(self, owner: Owner, unstarted: str | None) -> None:
+        """Stop holding the run, putting the snapshot `unstarted` (if still `'pending'` or `'running'`: this object
+        made it ready to run, and it never ran) back to `'created'`."""
 
     @abstractmethod
     async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
@@ -246,16 +250,23 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
             return
         # Taken before the await, so that the claim's own exit (or a second `aclose`) finds it released.
         owner, self._owner = self._owner, None
-        prestarted, self._prestarted = self._prestarted, None
+        unstarted = self._unstarted()
         try:
             if owner is not None:
                 with anyio.CancelScope(shield=True):
-                    await self._op_release(owner, prestarted)
+                    await self._op_release(owner, unstarted)
         finally:
             if owner is not None:
                 drop_lease(owner)
             self._closed = True
             await self._op_close()  # idempotent in every backend, should two calls overlap
+
+    def _unstarted(self) -> str | None:
+        """The snapshot this object made ready to run (stored `'running'` with its predecessor's end, or loaded
+        `'pending'`) and never ran, forgotten: letting go of the run puts it back to `'created'`."""
+        unstarted = self._prestarted or self._loaded
+        self._prestarted = self._loaded = None
+        return unstarted
 
     async def __aenter__(self) -> Self:
         self._check_open()
@@ -303,11 +314,13 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
             if self._owner is not None and isinstance(snapshot, NodeSnapshot):
                 start = now_utc()
         try:
-            await self._op_insert(snapshot, complete, if_new, start)
+            stored = await self._op_insert(snapshot, complete, if_new, start)
         except Exception:
             if running is not None:
                 running.store_failed = True
             raise
+        if stored and self._loaded is not None:
+            self._loaded = None  # the run goes on from the new snapshot (the caller ran another node)
         if complete is not None and running is not None:
             running.completed = True
         if start is not None:
@@ -381,8 +394,11 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         self._check_open()
         self._has_read = True
         snapshot = await self._op_load_next()
-        if snapshot is not None and self._owner is None:
-            self._handed_out = snapshot.id
+        if snapshot is not None:
+            if self._owner is None:
+                self._handed_out = snapshot.id
+            else:
+                self._loaded = snapshot.id
         return snapshot
 
     async def load_all(self) -> list[Snapshot[StateT, RunEndT]]:
@@ -605,6 +621,8 @@ class _RecordRun:
         persistence = self._persistence
         if persistence._closed:
             raise persistence._closed_error()
+        if persistence._loaded == self._snapshot_id:
+            persistence._loaded = None
         if persistence._prestarted == self._snapshot_id and persistence._prestarted_ts is not None:
             # Stored `'running'` already, by the write that finished its predecessor: it started at that write.
             start_ts = persistence._prestarted_ts
@@ -672,12 +690,11 @@ class _ClaimRun:
         owner = self._owner
         if owner is None or persistence._owner is not owner:
             return  # `aclose()` released the run already
-        prestarted = persistence._prestarted
         persistence._owner = None
-        persistence._prestarted = None
+        unstarted = persistence._unstarted()
         with anyio.CancelScope(shield=True):
             try:
-                await persistence._op_release(owner, prestarted)
+                await persistence._op_release(owner, unstarted)
             except Exception:
                 # The store refused the write (a full disk, a lost connection). The run is free all the same:
                 # the lease (or the session lock) that made the hold binding goes below. The run's own error,

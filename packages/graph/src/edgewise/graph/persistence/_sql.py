@@ -603,13 +603,13 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             (run_id, run_id, keep or ''),
         )
 
-    def _release_program(self, owner: Owner, prestarted: str | None) -> Program[None]:
+    def _release_program(self, owner: Owner, unstarted: str | None) -> Program[None]:
         run_id = self._run_id
-        if prestarted is not None:
+        if unstarted is not None:
             yield Query(
                 "UPDATE edgewise_snapshots SET status = 'created', start_ts = NULL "
-                "WHERE run_id = ? AND snapshot_id = ? AND status = 'running'",
-                (run_id, prestarted),
+                "WHERE run_id = ? AND snapshot_id = ? AND status IN ('pending', 'running')",
+                (run_id, unstarted),
             )
         yield Query('UPDATE edgewise_runs SET owner = NULL WHERE run_id = ? AND owner = ?', (run_id, owner.to_json()))
         # A claim that stored nothing (a resume of an unknown run, a run left before its first step) leaves no
@@ -764,8 +764,8 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         await self._transact(lambda: self._claim_program(owner, keep))
         self._run_row_written = True
 
-    async def _op_release(self, owner: Owner, prestarted: str | None) -> None:
-        await self._transact(lambda: self._release_program(owner, prestarted))
+    async def _op_release(self, owner: Owner, unstarted: str | None) -> None:
+        await self._transact(lambda: self._release_program(owner, unstarted))
 
     async def _op_delete(self) -> bool:
         # The run's row goes when the claim is released, with no snapshot left.

@@ -444,16 +444,16 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             self._unlock(fd)
             raise
 
-    async def _op_release(self, owner: Owner, prestarted: str | None) -> None:
+    async def _op_release(self, owner: Owner, unstarted: str | None) -> None:
         fd = self._held_fd
         try:
-            if prestarted is not None:
+            if unstarted is not None:
 
                 def reset() -> None:
                     history = self._read()
-                    item = self._find(history, prestarted)
-                    if item.get('status') == 'running':
-                        self._commit(history, [['set', prestarted, {'status': 'created', 'start_ts': None}]])
+                    item = self._find(history, unstarted)
+                    if item.get('status') in ('pending', 'running'):
+                        self._commit(history, [['set', unstarted, {'status': 'created', 'start_ts': None}]])
 
                 await anyio.to_thread.run_sync(reset)
             await anyio.to_thread.run_sync(self._fold_journal)

@@ -197,12 +197,12 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
     async def _op_close(self) -> None:
         await self._disconnect()
 
-    async def _op_release(self, owner: Owner, prestarted: str | None) -> None:
+    async def _op_release(self, owner: Owner, unstarted: str | None) -> None:
         if self._hold_lost:
             # The server let go of the lock with the lost session; the run's stored state says what to resume.
             self._hold_lost = False
             return
-        await super()._op_release(owner, prestarted)
+        await super()._op_release(owner, unstarted)
 
     async def _disconnect(self) -> None:
         conn, self._conn = self._conn, None
