@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -43,7 +45,9 @@ class RunningCommand:
         deadline = time.monotonic() + timeout
         fd = self.process.stdout.fileno()
         while text.encode() not in self._out:
-            assert time.monotonic() < deadline, f'{text!r} never appeared; output so far: {self._out!r}'
+            left = deadline - time.monotonic()
+            readable, _, _ = select.select([fd], [], [], max(left, 0))
+            assert readable, f'{text!r} never appeared within {timeout} s; output so far: {self._out!r}'
             chunk = os.read(fd, 4096)
             assert chunk, f'the command ended before {text!r}; output: {self._out!r}'
             self._out += chunk
@@ -51,13 +55,23 @@ class RunningCommand:
     def send_signal(self, signum: int) -> None:
         self.process.send_signal(signum)
 
-    def finish(self, timeout: float = 30.0) -> CliResult:
-        out, err = self.process.communicate(timeout=timeout)
+    def finish(self, timeout: float = 60.0) -> CliResult:
+        """Wait for the command to end; one still going after `timeout` seconds is killed (so that it outlives
+        neither the test nor its pipes) and fails the test with what it printed."""
+        try:
+            out, err = self.process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            out, err = self.process.communicate()
+            pytest.fail(f'the command did not end within {timeout} s; stdout: {self._out + out!r}, stderr: {err!r}')
         return CliResult(self.process.returncode, (self._out + out).decode(), err.decode())
 
 
 class Edgewise:
     """Runs `edgewise ARGS...` in a directory."""
+
+    def __init__(self) -> None:
+        self.started: list[subprocess.Popen[bytes]] = []
 
     def __call__(self, *args: str, cwd: Path, env: dict[str, str] | None = None) -> CliResult:
         completed = subprocess.run(
@@ -69,12 +83,22 @@ class Edgewise:
         process = subprocess.Popen(
             [EDGEWISE, *args], cwd=cwd, env=_env(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
+        self.started.append(process)
         return RunningCommand(process)
+
+    def kill_the_rest(self) -> None:
+        """Kill the commands a failed test left running, and close their pipes."""
+        for process in self.started:
+            if process.poll() is None:
+                process.kill()
+            process.communicate()
 
 
 @pytest.fixture
-def edgewise() -> Edgewise:
-    return Edgewise()
+def edgewise() -> Iterator[Edgewise]:
+    commands = Edgewise()
+    yield commands
+    commands.kill_the_rest()
 
 
 @pytest.fixture(scope='module')

@@ -21,6 +21,8 @@ import anyio.from_thread
 import anyio.lowlevel
 from anyio.lowlevel import EventLoopToken
 
+import edgewise
+
 from ..builder import EndMarker
 from ..builder import Graph as BuilderGraph
 from ..exceptions import GraphRuntimeError
@@ -239,8 +241,16 @@ _EVENT_LOOPS = (os.path.join('', 'asyncio', ''), os.path.join('', 'trio', ''))
 """The folders of the event loops' own code: a Ctrl-C landing there (the loop between two steps of its tasks, on a
 busy machine) is not in the node either, and a `KeyboardInterrupt` raised there would leave the loop, not the node."""
 
-_STORE_FILES = os.path.join('edgewise', 'graph', 'persistence', '')
-"""The folder of the stores' code: a Ctrl-C that lands in a store call lets it finish."""
+
+_ANYIO = os.path.join(os.path.dirname(anyio.__file__), '')
+
+
+def _outside_the_node(filename: str) -> bool:
+    """Whether code of this file runs between the node's steps, not in the node: Edgewise's own (the graph run, a
+    store call, this command), anyio's, or `contextlib`'s. A second Ctrl-C landing there cancels the node through
+    the event loop: a `KeyboardInterrupt` raised there would leave a store call or a cancel scope half done."""
+    folders = (*(os.path.join(folder, '') for folder in edgewise.__path__), _ANYIO)
+    return filename.startswith(folders) or filename == contextlib.__file__
 
 
 @dataclass
@@ -338,12 +348,12 @@ class _Interrupts:
         waiting = filename.endswith(_WAITING_FOR_EVENTS) or any(folder in filename for folder in _EVENT_LOOPS)
         if waiting and self.cancelled:
             return  # the cancellation is on its way
-        # A store call running in this thread (a short SQLite transaction) is let finish: the node is cancelled at
-        # its next await, so that its snapshot is stored as interrupted. A store call still busy at the next
-        # Ctrl-C is interrupted where it is.
-        in_store = frame is not None and _STORE_FILES in frame.f_code.co_filename and not self.cancelled
+        # Between the node's steps (a store call in this thread, the graph run, this handler itself when the second
+        # Ctrl-C follows the first at once), the node is cancelled at its next await, so that its snapshot is
+        # stored as interrupted. Code still busy there at the next Ctrl-C is interrupted where it is.
+        between = waiting or (not self.cancelled and _outside_the_node(filename))
         self.cancelled = True
-        if not (waiting or in_store):
+        if not between:
             raise KeyboardInterrupt  # the node is busy: interrupt it where it is
         # The event loop waits (the node awaits): cancel the node through the loop, from a thread, for a call from
         # another thread is what wakes it.
