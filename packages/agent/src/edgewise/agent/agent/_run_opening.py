@@ -25,8 +25,7 @@ from .._run.state import GraphAgentState
 from ..capabilities.thread_executor import run_thread_executor
 from ..concurrency import concurrency_slot
 from ..exceptions import RunCancelled, RunTimedOut
-from ..toolsets import AbstractToolset
-from ..toolsets.wrapper import WrapperToolset
+from ..toolsets._default_methods import enters_nothing
 from ._run_workspace import refresh_workspace_ref
 
 NO_TOOLSET_YET: AbstractAsyncContextManager[None] = nullcontext()  # a stored run's toolset comes with its graph run
@@ -199,16 +198,9 @@ class _RunOpening:
 
 
 def _enters_nothing(toolset: Any) -> bool:
-    """Whether entering and leaving `toolset` do nothing: a toolset that keeps `AbstractToolset`'s, under wrappers
-    that only enter it (the `ToolSearchToolset` of every run); or a stored run's toolset, entered with its graph
-    run."""
-    if toolset is NO_TOOLSET_YET:
-        return True
-    kind = type(toolset)
-    while kind.__aenter__ is WrapperToolset.__aenter__ and kind.__aexit__ is WrapperToolset.__aexit__:
-        toolset = toolset.wrapped
-        kind = type(toolset)
-    return kind.__aenter__ is AbstractToolset.__aenter__ and kind.__aexit__ is AbstractToolset.__aexit__
+    """Whether entering and leaving `toolset` do nothing (`enters_nothing`), or it is a stored run's toolset, entered
+    with its graph run."""
+    return toolset is NO_TOOLSET_YET or enters_nothing(toolset)
 
 
 def _run_deadline(run_timeout: float | None) -> datetime | None:
