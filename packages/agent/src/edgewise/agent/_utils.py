@@ -1,11 +1,13 @@
 """Helpers under the private module name pydantic-ai gives them, for code that imports them from there.
 
 Where sync functions run (`disable_threads`, `using_thread_executor`, `run_in_executor`) lives in
-`edgewise.agent._threads`; `Some` and `get_first_param_type` are defined here.
+`edgewise.agent._threads`; `Some`, `get_first_param_type` and `field_defaults` (for the fast constructors of the
+run's hot path) are defined here.
 """
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import inspect
 import typing
 from collections.abc import Callable
@@ -67,3 +69,18 @@ def get_first_param_type(function: Callable[..., Any]) -> Any:
     except (TypeError, AttributeError):
         return None
     return hints.get(parameters[0])
+
+
+def field_defaults(
+    cls: type[Any], *, names: Callable[[dataclasses.Field[Any]], bool] = lambda field: True
+) -> tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]:
+    """What a fast constructor of dataclass `cls` starts from, made once: a dict of its fields (those `names` keeps)
+    in their order, each with its default (`None` for a required field or one made by a factory), and the names and
+    factories of the fields made by a factory. Copying the dict and setting the given fields and the factories' values
+    over it builds the `__dict__` that `__init__` would, at once rather than field by field."""
+    fields = [field for field in dataclasses.fields(cls) if names(field)]
+    defaults = {field.name: None if field.default is dataclasses.MISSING else field.default for field in fields}
+    factories = tuple(
+        (field.name, field.default_factory) for field in fields if field.default_factory is not dataclasses.MISSING
+    )
+    return defaults, factories

@@ -4,7 +4,6 @@ loaded, a suspended response recognized, the messages put on the request's span)
 
 from __future__ import annotations as _annotations
 
-import dataclasses
 from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import datetime, timezone
 from functools import partial
@@ -16,6 +15,7 @@ from .._cost import fill_response_cost, load_prices, priced_provider, prices_ins
 from .._messages.attempts import ModelRequestAttempt
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
+from .._utils import field_defaults
 from ..exceptions import UserError
 from ..messages import (
     EnqueuedMessagesEvent,
@@ -90,9 +90,7 @@ now: Callable[[], datetime] = partial(datetime.now, timezone.utc)
 """The current time in UTC (`datetime.now(tz=timezone.utc)`, with no Python frame of its own)."""
 
 
-_REQUEST_DEFAULTS: dict[str, Any] = {
-    f.name: None if f.default is dataclasses.MISSING else f.default for f in dataclasses.fields(ModelRequest)
-}  # (every field, in order; `parts` is set over its `None`)
+_REQUEST_DEFAULTS, _ = field_defaults(ModelRequest)  # (no field of a factory; `parts` is set over its `None`)
 
 
 def prompt_request(parts: list[ModelRequestPart]) -> ModelRequest:

@@ -12,6 +12,7 @@ from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from .._tools.definition import ToolDefinition
 from .._tools.tool_kinds import parse_tool_kind
+from .._utils import field_defaults
 from ..exceptions import UserError
 from ..messages import (
     InstructionPart,
@@ -91,13 +92,7 @@ async def prepare_step_tools(
     return step_tools
 
 
-_MANAGER_FIELDS = dataclasses.fields(ToolManager)
-_MANAGER_DEFAULTS: dict[str, Any] = {
-    f.name: None if f.default is dataclasses.MISSING else f.default for f in _MANAGER_FIELDS
-}  # (every field, in order: those given and those of a factory are set over their `None`)
-_MANAGER_FACTORIES = tuple(
-    (f.name, f.default_factory) for f in _MANAGER_FIELDS if f.default_factory is not dataclasses.MISSING
-)
+_MANAGER_DEFAULTS, _MANAGER_FACTORIES = field_defaults(ToolManager)
 
 
 def run_tool_manager(deps: GraphAgentDeps[Any, Any]) -> ToolManager[Any]:

@@ -23,6 +23,7 @@ from .._functions.runners import (
 from .._message_flow.cancellation import RunCancellation
 from .._output.schema import OutputSchema
 from .._tools.deferred_calls import DeferredToolResults
+from .._utils import field_defaults
 from ..exceptions import UserError
 from ..messages import (
     AgentInstructionSource,
@@ -82,9 +83,7 @@ async def resolve_native_tools(tools: Sequence[AgentNativeTool[Any]], ctx: RunCo
 
 _NOT_COMPUTED: Any = object()
 
-_CONTEXT_TEMPLATE: dict[str, Any] = {
-    f.name: None if f.default is dataclasses.MISSING else f.default for f in dataclasses.fields(RunContext)
-}
+_CONTEXT_TEMPLATE, _ = field_defaults(RunContext)
 """The `__dict__` of a run's `RunContext`, every key in the order of the fields, with the defaults of those a run
 does not set (`GraphAgentDeps.run_context` fills in the rest)."""
 
@@ -382,13 +381,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
 
 
 _DEPS_FIELDS = dataclasses.fields(GraphAgentDeps)
-_DEPS_DEFAULTS: dict[str, Any] = {
-    f.name: None if f.default is dataclasses.MISSING else f.default
-    for f in _DEPS_FIELDS
-    if f.init or f.default_factory is not dataclasses.MISSING  # (`__init__` leaves the others to the class)
-}  # (the factories' fields and the required ones are always set over their `None`)
-_DEPS_FACTORIES = tuple(
-    (f.name, f.default_factory) for f in _DEPS_FIELDS if f.default_factory is not dataclasses.MISSING
+_DEPS_DEFAULTS, _DEPS_FACTORIES = field_defaults(  # (`__init__` leaves the fields it does not take to the class)
+    GraphAgentDeps, names=lambda field: field.init or field.default_factory is not dataclasses.MISSING
 )
 _DEPS_REQUIRED = frozenset(
     f.name for f in _DEPS_FIELDS if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING

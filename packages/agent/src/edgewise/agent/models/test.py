@@ -6,7 +6,6 @@ It needs no script: good for checking that an agent's tools and output are wired
 from __future__ import annotations as _annotations
 
 import base64
-import dataclasses
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from datetime import datetime, timezone
@@ -16,6 +15,7 @@ import pydantic_core
 
 from .._message_flow.events import ModelResponseStreamEvent
 from .._tools.definition import ToolDefinition
+from .._utils import field_defaults
 from ..exceptions import UserError
 from ..messages import (
     BinaryImage,
@@ -264,15 +264,8 @@ class TestModel(InMemoryBatchModel):
         return self._system
 
 
-_RESPONSE_FIELDS = dataclasses.fields(ModelResponse)
-_RESPONSE_DEFAULTS: dict[str, Any] = {
-    f.name: None if f.default is dataclasses.MISSING else f.default for f in _RESPONSE_FIELDS
-}  # (every field, in order: those given and those of a factory are set over their `None`)
-_RESPONSE_FACTORIES = tuple(
-    (f.name, f.default_factory)
-    for f in _RESPONSE_FIELDS
-    if f.default_factory is not dataclasses.MISSING and f.name not in ('usage', 'timestamp')
-)
+_RESPONSE_DEFAULTS, _factories = field_defaults(ModelResponse)
+_RESPONSE_FACTORIES = tuple((name, factory) for name, factory in _factories if name not in ('usage', 'timestamp'))
 
 
 def _response(
