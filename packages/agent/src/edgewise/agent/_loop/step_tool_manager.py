@@ -63,10 +63,13 @@ async def prepare_step_tools(
     ctx = deps.run_context(state, max_retries=deps.default_tool_retries)
     if ctx.run_step != step:  # prepared ahead, for the request a resumed run is about to send
         ctx = dataclasses.replace(ctx, run_step=step)
-    manager: ToolManager[Any] | None = deps.tool_manager
-    if manager is None:
-        manager = run_tool_manager(deps)
+    last: ToolManager[Any] | None = deps.tool_manager
+    manager = run_tool_manager(deps) if last is None else last
     deps.tool_manager = manager = await manager.for_run_step(ctx)
+    if last is not None and last is not manager:
+        # The last step's manager and its context hold each other: a cycle the garbage collector would have to
+        # find (and keep its step's messages and usage alive until then). The run is done with its context.
+        last.ctx = None
     deps.toolset = manager.toolset
     listing = manager.tools
     if listing is deps.listing and deps.step_tools is not None:

@@ -159,7 +159,7 @@ class _RunOpening:
                     if exc is not None:
                         raise exc
                 finally:
-                    refresh_workspace_ref(graph_deps, graph_run.state)
+                    _run_over(graph_deps, graph_run.state)
             except BaseException as error:
                 if not await self._opening.__aexit__(type(error), error, error.__traceback__):
                     raise
@@ -195,6 +195,17 @@ class _RunOpening:
             raise run_cancelled(opened, graph_deps, 'The agent run was cancelled.')
         if self._run_scope.cancelled_caught and self._deadline is not None:  # the run's own scope reached its deadline
             raise run_cancelled(opened, graph_deps, 'The agent run timed out.', timed_out=True)
+
+
+def _run_over(graph_deps: GraphAgentDeps[Any, Any], state: GraphAgentState) -> None:
+    """What a run does once its graph run is over, however it ended: its workspace ref recorded again on its last
+    response, and its tool manager's hold on the step's run context (which holds the manager) let go of. That cycle
+    would keep the run's history, usage and deps alive until the garbage collector found it; without it they are
+    freed as soon as the caller lets go of the result."""
+    refresh_workspace_ref(graph_deps, state)
+    manager = graph_deps.tool_manager
+    if manager is not None:
+        manager.ctx = None
 
 
 def _enters_nothing(toolset: Any) -> bool:
@@ -260,7 +271,7 @@ async def _open_run(
                             else:
                                 yield agent_run
                         finally:
-                            refresh_workspace_ref(graph_deps, graph_run.state)
+                            _run_over(graph_deps, graph_run.state)
                             if run_span is not None:
                                 # The run's total usage, as pydantic-ai 2.x's format 5 gives it on the run span.
                                 settings = graph_deps.instrumentation
