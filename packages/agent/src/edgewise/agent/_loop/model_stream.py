@@ -8,6 +8,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from copy import deepcopy
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, overload
 
 from typing_extensions import TypeVar
@@ -165,7 +166,7 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
             self._usage_limits = deps.usage_limits
             self._tool_manager = deps.tool_manager
             self._root_capability = deps.root_capability
-            self._max_tokens_getter = self._last_max_tokens
+            self._max_tokens_getter = partial(_last_max_tokens, ctx)  # (a method of its own would be a cycle)
         self._leading = leading
         self._ctx = ctx
         self._check_tokens = check_tokens
@@ -368,8 +369,9 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
             return self._metadata_getter()
         return self._ctx.deps.run_context(self._ctx.state).metadata
 
-    def _last_max_tokens(self) -> int | None:
-        return self._ctx.state.last_max_tokens
+
+def _last_max_tokens(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]]) -> int | None:
+    return ctx.state.last_max_tokens
 
 
 def _from_fields(

@@ -124,7 +124,6 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
         self._events: AsyncGenerator[AgentStreamEvent] = self._buffered()
         self._response: StreamedResponse | None = None
         self._responses = 0  # model responses started so far
-        self._reader = OutputReader(agent_run.ctx, self._response_number)
         self._result: AgentRunResult[OutputDataT] | None = None
         self._ended_before_block = False
         self._interrupted: ModelResponse | None = None  # the response cut off by `cancel()`
@@ -133,8 +132,8 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
         # Every generator made for a stream, closed with the run: a reader may leave a stream half read.
         self._generators: list[AsyncGenerator[Any]] = []
 
-    def _response_number(self) -> int:
-        return self._responses
+    def _reader(self) -> OutputReader:  # one per read: kept on the result, it would hold the result in a cycle
+        return OutputReader(self._run.ctx, lambda: self._responses)  # (which response an event belongs to)
 
     def _track(self, generator: AsyncGenerator[_T]) -> AsyncGenerator[_T]:
         self._generators.append(generator)
@@ -235,7 +234,7 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
             # The run is over: its output, once (as pydantic-ai streams a cached output again).
             return _Stream(self._track(self._read_out(_once(self._result.output))))
         pieces = self._track(text_pieces(self._events))
-        source = pieces if delta else self._track(self._reader.texts(pieces))
+        source = pieces if delta else self._track(self._reader().texts(pieces))
         if debounce_by is not None:
             source = self._track(_debounce(source, debounce_by, ''.join if delta else None))
         return _Stream(source)
@@ -262,7 +261,7 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
             yield copy.deepcopy(self._result.output)
             self._settle()
             return
-        partials = self._track(self._reader.partial_outputs(self._events))
+        partials = self._track(self._reader().partial_outputs(self._events))
         source = partials if debounce_by is None else self._track(_debounce(partials, debounce_by, None))
         async for value in source:
             yield value

@@ -243,9 +243,9 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
         streamed node's events once that node's stream has been read (reading the result drives the run).
         """
         if kwargs.pop('infer_name', True):
-            frame = inspect.currentframe()
-            # Skip the frame of `asynccontextmanager` between `run_stream(...)` and its caller.
-            self._infer_name(frame.f_back if frame is not None else None)
+            # Skip the frame of `asynccontextmanager` between `run_stream(...)` and its caller. (No local holds this
+            # frame: the generator's frame would hold itself, a cycle keeping the whole run until the collector ran.)
+            self._infer_name(getattr(inspect.currentframe(), 'f_back', None))
         handler = kwargs.pop('event_stream_handler', None) or self.event_stream_handler
         async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
             result: StreamedRunResult[AgentDepsT, Any] = StreamedRunResult(agent_run, handler)
