@@ -23,7 +23,7 @@ pytestmark = pytest.mark.anyio
 def frame_in(filename: str) -> FrameType:
     """A frame whose code comes from `filename`, as the handler is given one."""
     namespace: dict[str, object] = {'sys': sys}
-    exec(compile('frame = sys._getframe()', filename, 'exec'), namespace)  # noqa: S102
+    exec(compile('frame = sys._getframe()', filename, 'exec'), namespace)
     frame = namespace['frame']
     assert isinstance(frame, FrameType)
     return frame
@@ -31,7 +31,9 @@ def frame_in(filename: str) -> FrameType:
 
 NODE_CODE = os.path.join(os.sep, 'home', 'someone', 'project', 'flows.py')
 BETWEEN_STEPS = {
-    'a store call': os.path.join(os.path.dirname(runs_module.__file__), '..', 'persistence', 'sqlite.py'),
+    'a store call': os.path.normpath(
+        os.path.join(os.path.dirname(runs_module.__file__), '..', 'persistence', 'sqlite.py')
+    ),
     'the graph run': os.path.join(os.path.dirname(os.path.dirname(runs_module.__file__)), 'graph.py'),
     'the handler itself': runs_module.__file__,
     'anyio': os.path.join(os.path.dirname(anyio.__file__), '_core', '_tasks.py'),
@@ -63,7 +65,7 @@ async def test_a_second_ctrl_c_in_the_nodes_own_code_interrupts_it_where_it_is()
 async def test_a_second_ctrl_c_between_the_nodes_steps_cancels_it_through_the_loop(where: str) -> None:
     with anyio.CancelScope() as run_scope:
         interrupts = _Interrupts(run_scope, anyio.lowlevel.current_token(), stop=True)
-        interrupts.handle(signal.SIGINT, frame_in(os.path.normpath(BETWEEN_STEPS[where])))  # raises nothing
+        interrupts.handle(signal.SIGINT, frame_in(BETWEEN_STEPS[where]))  # raises nothing
         assert interrupts.cancelled
         await anyio.sleep_forever()  # the node's next await: cancelled by the handler's thread
     assert run_scope.cancelled_caught
@@ -82,4 +84,4 @@ async def test_code_between_steps_still_busy_at_the_next_ctrl_c_is_interrupted_w
     interrupts = _Interrupts(anyio.CancelScope(), anyio.lowlevel.current_token(), stop=True, cancelled=True)
 
     with pytest.raises(KeyboardInterrupt):
-        interrupts.handle(signal.SIGINT, frame_in(os.path.normpath(BETWEEN_STEPS[where])))
+        interrupts.handle(signal.SIGINT, frame_in(BETWEEN_STEPS[where]))
