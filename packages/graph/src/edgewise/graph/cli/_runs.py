@@ -3,6 +3,7 @@
 from __future__ import annotations as _annotations
 
 import contextlib
+import importlib.util
 import inspect
 import os
 import signal
@@ -20,8 +21,6 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 from anyio.lowlevel import EventLoopToken
-
-import edgewise
 
 from ..builder import EndMarker
 from ..builder import Graph as BuilderGraph
@@ -249,7 +248,9 @@ def _outside_the_node(filename: str) -> bool:
     """Whether code of this file runs between the node's steps, not in the node: Edgewise's own (the graph run, a
     store call, this command), anyio's, or `contextlib`'s. A second Ctrl-C landing there cancels the node through
     the event loop: a `KeyboardInterrupt` raised there would leave a store call or a cancel scope half done."""
-    folders = (*(os.path.join(folder, '') for folder in edgewise.__path__), _ANYIO)
+    namespace = importlib.util.find_spec('edgewise')  # imported: its folders (the graph's, the agent's) as they are
+    locations = [] if namespace is None else namespace.submodule_search_locations or []
+    folders = (*(os.path.join(folder, '') for folder in locations), _ANYIO)
     return filename.startswith(folders) or filename == contextlib.__file__
 
 
