@@ -40,6 +40,7 @@ from edgewise.agent.providers.anthropic import AnthropicProvider
 from edgewise.agent.providers.google import GoogleProvider
 from edgewise.agent.providers.openai import OpenAIProvider
 
+from ._chat import completion
 from .conftest import LocalServer, Reply, serve_http
 
 pytestmark = pytest.mark.anyio
@@ -437,4 +438,15 @@ async def test_the_deadline_covers_every_attempt_at_an_http_request(local_server
         with pytest.raises(ModelRequestTimeout) as caught:
             await Agent(model).run('hi', model_settings={'request_timeout': 0.2})
     assert caught.value.model_name == 'gpt-4o'
-    assert 'request_timeout' not in local_server.received[0]['body']
+
+
+async def test_the_request_timeout_setting_is_not_sent_to_the_provider(local_server: LocalServer) -> None:
+    # (Apart from the deadline test above: there the request may not even reach a busy server in time.)
+    local_server.script(Reply(body=completion('hello')))
+    provider = OpenAIProvider(base_url=local_server.url, api_key='sk-deadline-secret', max_retries=0)
+    async with OpenAIChatModel('gpt-4o', provider=provider) as model:
+        result = await Agent(model).run('hi', model_settings={'request_timeout': 600})
+    assert result.output == 'hello'
+    [request] = local_server.received
+    assert request['body']['model'] == 'gpt-4o'
+    assert 'request_timeout' not in request['body']
