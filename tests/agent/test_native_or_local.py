@@ -490,3 +490,80 @@ async def test_an_image_only_model_returned_per_run_is_refused_when_the_tool_run
     agent = Agent(_outer_model('generate_image', {'prompt': 'x'}), tools=[tool])
     with pytest.raises(UserError, match="'dall-e-3' is a dedicated image generation model"):
         await agent.run('draw')
+
+
+# -- native tools made per call of the fallback tool -------------------------------------------------------------------
+
+
+def _painter(seen: list[AbstractNativeTool]) -> FunctionModel:
+    def paint(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.extend(info.model_request_parameters.native_tools)
+        return ModelResponse(parts=[FilePart(PNG)])
+
+    return FunctionModel(paint)
+
+
+async def test_a_native_tool_function_of_the_capability_is_called_for_the_fallback_model_per_call() -> None:
+    seen: list[AbstractNativeTool] = []
+    contexts: list[tuple[str | None, str | None, int]] = []
+
+    async def per_call(ctx: RunContext[str]) -> ImageGenerationTool:
+        contexts.append((ctx.tool_name, ctx.deps, len(ctx.messages)))
+        return ImageGenerationTool(quality='high', output_format='webp')
+
+    # the capability's own setting goes over what the function returns
+    capability = ImageGeneration(native=per_call, fallback_model=_painter(seen), output_format='png')
+    agent = Agent(_outer_model('generate_image', {'prompt': 'an otter'}), deps_type=str, capabilities=[capability])
+    result = await agent.run('draw', deps='the deps')
+    assert result.output == f'ToolReturnPart: {PNG!r}'
+    assert seen == [ImageGenerationTool(quality='high', output_format='png')]
+    # asked on the native path for each request too (where the outer model, lacking the tool, drops it)
+    assert contexts == [(None, 'the deps', 1), ('generate_image', 'the deps', 2), (None, 'the deps', 3)]
+
+
+async def test_the_fallback_tool_factories_take_a_function_returning_the_native_tool() -> None:
+    seen: list[AbstractNativeTool] = []
+
+    def per_call(ctx: RunContext[Any]) -> ImageGenerationTool:
+        return ImageGenerationTool(size='1024x1024')
+
+    agent = Agent(
+        _outer_model('generate_image', {'prompt': 'x'}), tools=[image_generation_tool(_painter(seen), per_call)]
+    )
+    await agent.run('draw')
+    assert seen == [ImageGenerationTool(size='1024x1024')]
+
+    def searcher(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.extend(info.model_request_parameters.native_tools)
+        return ModelResponse(parts=[TextPart('posts')])
+
+    async def handles(ctx: RunContext[Any]) -> XSearchTool:
+        return XSearchTool(allowed_x_handles=['pydantic'])
+
+    agent = Agent(_outer_model('x_search', {'query': 'x'}), tools=[x_search_tool(FunctionModel(searcher), handles)])
+    assert (await agent.run('x')).output == "ToolReturnPart: 'posts'"
+    assert seen[1:] == [XSearchTool(allowed_x_handles=['pydantic'])]
+
+
+@pytest.mark.parametrize(
+    ('returned', 'message'),
+    [
+        (None, r'The function giving the `ImageGenerationTool` for the fallback model returned `None`'),
+        (XSearchTool(), r'The native tool for the fallback model must be a `ImageGenerationTool`, not XSearchTool\('),
+    ],
+)
+async def test_a_native_tool_function_for_the_fallback_model_must_return_its_tool(returned: Any, message: str) -> None:
+    seen: list[AbstractNativeTool] = []
+    tool = image_generation_tool(_painter(seen), lambda ctx: returned)
+    with pytest.raises(UserError, match=message):
+        await Agent(_outer_model('generate_image', {'prompt': 'x'}), tools=[tool]).run('draw')
+    # on the native path, a capability's function returning `None` leaves the tool out; its fallback cannot
+    capability = ImageGeneration(native=lambda ctx: None, fallback_model=_painter(seen))
+    with pytest.raises(UserError, match=r'returned `None`'):
+        await Agent(_outer_model('generate_image', {'prompt': 'x'}), capabilities=[capability]).run('draw')
+    assert seen == []
+
+
+def test_a_native_tool_of_another_kind_is_refused_for_the_fallback_model() -> None:
+    with pytest.raises(UserError, match=r'ImageGeneration: `native` must be .* a `ImageGenerationTool` or a function'):
+        ImageGeneration(native=XSearchTool(), fallback_model='test')  # type: ignore[arg-type]

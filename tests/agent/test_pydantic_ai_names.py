@@ -564,6 +564,24 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
     'providers.system_one': ('SystemOneProvider',),
     'profiles.typesafe': ('typesafe_model_profile',),
     'profiles.decision': ('DecisionModelProfile', 'decision_model_profile'),
+    'profiles.openai_codex': ('openai_codex_model_profile',),
+    # the in-process waits of `external_events`, which 2.68's durable engines install their waiters with
+    'durable_exec': ('ExternalEventError', 'ExternalEventWaiter', 'external_event_scope'),
+    'providers.openai_decisions': ('OpenAIDecisionsProvider',),
+    'common_tools.image_generation': (
+        'ImageGenerationFallbackModel',
+        'ImageGenerationFallbackModelFunc',
+        'ImageGenerationNativeTool',
+        'ImageGenerationSubagentTool',
+        'image_generation_tool',
+    ),
+    'common_tools.x_search': (
+        'XSearchFallbackModel',
+        'XSearchFallbackModelFunc',
+        'XSearchNativeTool',
+        'XSearchSubagentTool',
+        'x_search_tool',
+    ),
     'models.decision': (
         'ChoiceAnswer',
         'ChoiceQuestion',

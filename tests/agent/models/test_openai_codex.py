@@ -276,6 +276,16 @@ def test_the_provider_profile_and_options() -> None:
     profile = OpenAICodexProvider.model_profile('gpt-5.4') or {}
     assert profile['openai_unsupported_model_settings'] == ('max_tokens', 'temperature', 'top_p')  # type: ignore[typeddict-item]
     assert (profile['supports_cache'], profile['openai_supports_batch_api']) == (False, False)  # type: ignore[typeddict-item]
+    # the dialect has a public profile function of its own, as in pydantic-ai 2.68; the provider lays it over
+    # `OpenAIProvider`'s profile, and the family profile under it says nothing of the dialect
+    from edgewise.agent.profiles.openai import openai_model_profile
+    from edgewise.agent.profiles.openai_codex import openai_codex_model_profile
+
+    dialect = openai_codex_model_profile('gpt-5.4')
+    assert {key: profile[key] for key in dialect} == dialect  # type: ignore[literal-required]
+    assert dialect['openai_responses_requires_streaming'] is True  # type: ignore[typeddict-item]
+    assert dialect['openai_responses_requires_store_false'] is True  # type: ignore[typeddict-item]
+    assert 'openai_responses_requires_streaming' not in openai_model_profile('gpt-5.4')
     assert OpenAICodexProvider(credentials()).canonical_system == 'openai'
     assert OpenAICodexModel('gpt-5.4', provider=OpenAICodexProvider(credentials())).batch_max_requests is None
     with pytest.raises(UserError, match='not both'):

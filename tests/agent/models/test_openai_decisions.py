@@ -376,3 +376,19 @@ async def test_more_images_than_the_api_takes_fail_before_any_download(local_ser
         async with _model(local_server) as model:
             await Agent(model, output_type=Posting).run(['Any unsafe?', *urls])
     assert (local_server.downloads, local_server.received) == ([], [])
+
+
+def test_the_deprecated_decisions_provider_is_openai_provider_with_the_decisions_profile() -> None:
+    from edgewise.agent.exceptions import PydanticAIDeprecationWarning
+    from edgewise.agent.models.openai_decisions import OpenAIDecisionsModel
+    from edgewise.agent.profiles.decision import decision_model_profile
+    from edgewise.agent.providers.openai_decisions import OpenAIDecisionsProvider
+
+    with pytest.warns(PydanticAIDeprecationWarning, match='use `OpenAIProvider` with `OpenAIDecisionsModel`'):
+        provider = OpenAIDecisionsProvider(api_key=SECRET)
+    assert isinstance(provider, OpenAIProvider)
+    assert provider.name == 'openai-decisions'
+    assert provider.model_profile('gpt-6-luna') == decision_model_profile('gpt-6-luna')
+    assert SECRET not in repr(provider)
+    model = OpenAIDecisionsModel('gpt-6-luna', provider=provider)
+    assert (model.system, model.model_name) == ('openai-decisions', 'gpt-6-luna')

@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from ..common_tools.image_generation import ImageGenerationFallbackModel, image_generation_tool
 from ..exceptions import UserError
@@ -125,4 +125,4 @@ class ImageGeneration(NativeOrLocalTool[AgentDepsT]):
     def _default_local(self) -> Tool[AgentDepsT] | AbstractToolset[AgentDepsT] | None:
         if self.fallback_model is None:
             return None
-        return image_generation_tool(self.fallback_model, cast(ImageGenerationTool, self._resolved_native()))
+        return image_generation_tool(self.fallback_model, self._resolved_native())

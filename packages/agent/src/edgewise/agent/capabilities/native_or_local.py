@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from .._tools.definition import ToolDefinition
+from ..common_tools._fallback_model import resolve_native_tool
 from ..exceptions import UserError
 from ..native_tools import AbstractNativeTool
 from ..tools import AgentDepsT, AgentNativeTool, RunContext, Tool
@@ -136,13 +137,34 @@ class NativeOrLocalTool(AbstractCapability[AgentDepsT]):
         a `_native_type` (the tool must then be given)."""
         return None if self._native_type is None else self._native_type(**self._given_tool_settings())
 
-    def _resolved_native(self) -> AbstractNativeTool:
-        """The native tool a fallback model is given: the `native` tool given (or a default one) with this
-        capability's settings over its own."""
-        assert self._native_type is not None, 'only capabilities with a `_native_type` have a fallback model'
-        native = self.native if isinstance(self.native, self._native_type) else self._native_type()
+    def _resolved_native(self) -> Any:
+        """The native tool a fallback model is given: the `native` tool given (or a default one for `native=False`)
+        with this capability's settings over its own; for a `native` function, a function of the run context that
+        calls it at each call of the fallback tool and puts the settings over what it returns.
+
+        Raises:
+            UserError: `native` is a native tool of another kind.
+        """
+        tool_type = self._native_type
+        assert tool_type is not None, 'only capabilities with a `_native_type` have a fallback model'
         settings = self._given_tool_settings()
-        return replace(native, **settings) if settings else native
+        native = self.native
+        if native is False:
+            return tool_type(**settings)
+        if isinstance(native, tool_type):
+            return replace(native, **settings) if settings else native
+        if isinstance(native, AbstractNativeTool) or not callable(native):
+            raise UserError(
+                f'{type(self).__name__}: `native` must be `True`, `False`, a `{tool_type.__name__}` or a function '
+                f'returning one, not {native!r}.'
+            )
+        factory = native
+
+        async def resolve(ctx: RunContext[Any]) -> AbstractNativeTool:
+            found = await resolve_native_tool(tool_type, factory, ctx)
+            return replace(found, **settings) if settings else found
+
+        return resolve
 
     def _native_unique_id(self) -> str:
         """The `unique_id` of the native tool, set as `unless_native` on the local tool definitions (the kind of

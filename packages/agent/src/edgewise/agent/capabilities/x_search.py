@@ -5,7 +5,7 @@ from __future__ import annotations as _annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from ..common_tools.x_search import XSearchFallbackModel, x_search_tool
 from ..exceptions import UserError
@@ -110,7 +110,7 @@ class XSearch(NativeOrLocalTool[AgentDepsT]):
     def _default_local(self) -> Tool[AgentDepsT] | AbstractToolset[AgentDepsT] | None:
         if self.fallback_model is None:
             return None
-        return x_search_tool(self.fallback_model, cast(XSearchTool, self._resolved_native()))
+        return x_search_tool(self.fallback_model, self._resolved_native())
 
     def _requires_native(self) -> bool:
         # A fallback model runs the native tool itself, so it honours the handle filters too.

@@ -12,10 +12,10 @@ from __future__ import annotations as _annotations
 import inspect
 import warnings
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypeVar
 
 from .._warnings import PydanticAIDeprecationWarning
-from ..exceptions import ModelRetry
+from ..exceptions import ModelRetry, UserError
 from ..messages import BinaryImage, FilePart, ModelMessage, ModelRequest, RetryPromptPart
 from ..models import KnownModelName, Model, ModelRequestParameters, infer_model
 from ..native_tools import AbstractNativeTool
@@ -27,7 +27,10 @@ __all__ = (
     'ask_fallback_model',
     'native_tool_argument',
     'resolve_fallback_model',
+    'resolve_native_tool',
 )
+
+_NativeT = TypeVar('_NativeT', bound=AbstractNativeTool)
 
 FallbackModelFunc: TypeAlias = Callable[[RunContext[Any]], Awaitable[Model] | Model]
 """A function of the run context returning the model to ask (sync or async)."""
@@ -44,6 +47,29 @@ async def resolve_fallback_model(
         return model
     found = model(ctx)
     return await found if inspect.isawaitable(found) else found
+
+
+async def resolve_native_tool(tool_type: type[_NativeT], native_tool: Any, ctx: RunContext[Any]) -> _NativeT:
+    """`native_tool`, or what the function `native_tool` returns for this run context (sync or async).
+
+    Raises:
+        UserError: the function returned `None` (which leaves the tool out of a request on the native path, but the
+            model asked here needs the tool), or the tool is not a `tool_type`.
+    """
+    if not isinstance(native_tool, AbstractNativeTool) and callable(native_tool):
+        native_tool = native_tool(ctx)
+        if inspect.isawaitable(native_tool):
+            native_tool = await native_tool
+    name = tool_type.__name__
+    if native_tool is None:
+        raise UserError(
+            f'The function giving the `{name}` for the fallback model returned `None`. The fallback model is asked '
+            f'only to run that tool, so the function must return a `{name}` here (return `None` only where '
+            'no fallback model is set, to leave the native tool out of a request).'
+        )
+    if not isinstance(native_tool, tool_type):
+        raise UserError(f'The native tool for the fallback model must be a `{name}`, not {native_tool!r}.')
+    return native_tool
 
 
 async def ask_fallback_model(

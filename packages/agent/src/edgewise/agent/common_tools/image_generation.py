@@ -2,6 +2,7 @@
 
 from __future__ import annotations as _annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -9,18 +10,20 @@ from ..exceptions import UserError
 from ..messages import BinaryImage
 from ..models import KnownModelName, Model
 from ..native_tools import ImageGenerationTool
-from ..tools import RunContext, Tool
+from ..tools import AgentDepsT, RunContext, Tool
 from ._fallback_model import (
     FallbackModelFunc,
     NativeToolAlias,
     ask_fallback_model,
     native_tool_argument,
     resolve_fallback_model,
+    resolve_native_tool,
 )
 
 __all__ = (
     'ImageGenerationFallbackModel',
     'ImageGenerationFallbackModelFunc',
+    'ImageGenerationNativeTool',
     'ImageGenerationSubagentTool',
     'image_generation_tool',
 )
@@ -30,6 +33,13 @@ ImageGenerationFallbackModelFunc: TypeAlias = FallbackModelFunc
 
 ImageGenerationFallbackModel: TypeAlias = Model | KnownModelName | str | ImageGenerationFallbackModelFunc | None
 """The model asked for images: a `Model`, a model name, a function returning one, or `None` (none)."""
+
+ImageGenerationNativeTool: TypeAlias = (
+    ImageGenerationTool | Callable[[RunContext[AgentDepsT]], Awaitable[ImageGenerationTool] | ImageGenerationTool]
+)
+"""The image generation tool the fallback model is given: an `ImageGenerationTool`, or a function of the calling
+run's context returning one (sync or async), called at each call of the tool. Unlike a capability's `native=`
+function, it cannot return `None`: the model asked is there to run that tool."""
 
 _DEFAULT_INSTRUCTIONS = 'Generate an image based on the user prompt. Do not ask clarifying questions.'
 
@@ -63,7 +73,7 @@ class ImageGenerationSubagentTool(NativeToolAlias):
     model: Model | KnownModelName | str | ImageGenerationFallbackModelFunc
     """The model asked, or a function of the run context returning it."""
 
-    native_tool: ImageGenerationTool
+    native_tool: ImageGenerationNativeTool[Any]
     """The image generation tool the model is given."""
 
     instructions: str = _DEFAULT_INSTRUCTIONS
@@ -84,14 +94,18 @@ class ImageGenerationSubagentTool(NativeToolAlias):
         if isinstance(model, str) and callable(self.model):
             _check_not_image_only(model)  # names given directly were checked when the tool was made
         image: BinaryImage = await ask_fallback_model(
-            model, self.native_tool, instructions=self.instructions, prompt=prompt, output='image'
+            model,
+            await resolve_native_tool(ImageGenerationTool, self.native_tool, ctx),
+            instructions=self.instructions,
+            prompt=prompt,
+            output='image',
         )
         return image
 
 
 def image_generation_tool(
     model: Model | KnownModelName | str | ImageGenerationFallbackModelFunc,
-    native_tool: ImageGenerationTool | None = None,
+    native_tool: ImageGenerationNativeTool[Any] | None = None,
     *,
     instructions: str = _DEFAULT_INSTRUCTIONS,
     **_deprecated_kwargs: Any,
@@ -101,7 +115,8 @@ def image_generation_tool(
 
     Args:
         model: The model to ask.
-        native_tool: The image generation tool (and its settings) the model is given.
+        native_tool: The image generation tool (and its settings) the model is given, or a function of the run
+            context returning it at each call.
         instructions: The instructions the model is given.
 
     Raises:

@@ -2,27 +2,40 @@
 
 from __future__ import annotations as _annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from ..models import KnownModelName, Model
 from ..native_tools import XSearchTool
-from ..tools import RunContext, Tool
+from ..tools import AgentDepsT, RunContext, Tool
 from ._fallback_model import (
     FallbackModelFunc,
     NativeToolAlias,
     ask_fallback_model,
     native_tool_argument,
     resolve_fallback_model,
+    resolve_native_tool,
 )
 
-__all__ = ('XSearchFallbackModel', 'XSearchFallbackModelFunc', 'XSearchSubagentTool', 'x_search_tool')
+__all__ = (
+    'XSearchFallbackModel',
+    'XSearchFallbackModelFunc',
+    'XSearchNativeTool',
+    'XSearchSubagentTool',
+    'x_search_tool',
+)
 
 XSearchFallbackModelFunc: TypeAlias = FallbackModelFunc
 """A function of the run context returning the xAI model to ask (sync or async)."""
 
 XSearchFallbackModel: TypeAlias = Model | KnownModelName | str | XSearchFallbackModelFunc | None
 """The xAI model asked: a `Model`, a model name, a function returning one, or `None` (none)."""
+
+XSearchNativeTool: TypeAlias = XSearchTool | Callable[[RunContext[AgentDepsT]], Awaitable[XSearchTool] | XSearchTool]
+"""The X search tool the fallback model is given: an `XSearchTool`, or a function of the calling run's context
+returning one (sync or async), called at each call of the tool. Unlike a capability's `native=` function, it cannot
+return `None`: the model asked is there to run that tool."""
 
 _DEFAULT_INSTRUCTIONS = 'Search X/Twitter based on the user query. Return a comprehensive summary of the results.'
 
@@ -35,7 +48,7 @@ class XSearchSubagentTool(NativeToolAlias):
     model: Model | KnownModelName | str | XSearchFallbackModelFunc
     """The xAI model asked, or a function of the run context returning it."""
 
-    native_tool: XSearchTool
+    native_tool: XSearchNativeTool[Any]
     """The X search tool the model is given."""
 
     instructions: str = _DEFAULT_INSTRUCTIONS
@@ -53,14 +66,18 @@ class XSearchSubagentTool(NativeToolAlias):
         """
         model = await resolve_fallback_model(self.model, ctx)
         text: str = await ask_fallback_model(
-            model, self.native_tool, instructions=self.instructions, prompt=query, output='text'
+            model,
+            await resolve_native_tool(XSearchTool, self.native_tool, ctx),
+            instructions=self.instructions,
+            prompt=query,
+            output='text',
         )
         return text
 
 
 def x_search_tool(
     model: Model | KnownModelName | str | XSearchFallbackModelFunc,
-    native_tool: XSearchTool | None = None,
+    native_tool: XSearchNativeTool[Any] | None = None,
     *,
     instructions: str = _DEFAULT_INSTRUCTIONS,
     **_deprecated_kwargs: Any,
@@ -70,7 +87,8 @@ def x_search_tool(
 
     Args:
         model: The model to ask.
-        native_tool: The X search tool (and its settings) the model is given.
+        native_tool: The X search tool (and its settings) the model is given, or a function of the run context
+            returning it at each call.
         instructions: The instructions the model is given.
 
     Raises:

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 from ..exceptions import UserError
 from ..profiles import ModelProfile, merge_profile
-from ..profiles.openai import OpenAIModelProfile
+from ..profiles.openai_codex import openai_codex_model_profile
 from ._base import own_http_client
 from ._oauth import (
     CredentialsPersistenceError,
@@ -247,20 +247,8 @@ class OpenAICodexOAuthFlow:
 
 
 def _codex_profile(model_name: str) -> ModelProfile:
-    """OpenAI's profile of the model, narrowed to what the Codex backend takes."""
-    return merge_profile(
-        OpenAIProvider.model_profile(model_name),
-        OpenAIModelProfile(
-            openai_unsupported_model_settings=('max_tokens', 'temperature', 'top_p'),
-            openai_supports_batch_api=False,
-            # The backend refuses explicit prompt cache fields and caches on its own: `cache` has nothing to set.
-            openai_supports_prompt_cache_breakpoints=False,
-            supports_cache=False,
-            supported_cache_retentions=(),
-            # Not known to take `prompt_cache_options.comparison_response_id` either.
-            openai_responses_supports_prompt_cache_diagnostics=False,
-        ),
-    )
+    """`OpenAIProvider`'s profile of the model (its first-party keys), with the Codex backend's dialect over it."""
+    return merge_profile(OpenAIProvider.model_profile(model_name), openai_codex_model_profile(model_name))
 
 
 class OpenAICodexProvider(OAuthProvider[OpenAICodexCredentials]):
