@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 if TYPE_CHECKING:
-    import anyio.lowlevel
+    from anyio.abc import AsyncBackend
 
 __all__ = (
     'CancellationToken',
@@ -137,7 +137,8 @@ class RunCancellation:
         self._finished = False
         self._scope: anyio.CancelScope | None = None
         self._loop_thread: int | None = None
-        self._loop_token: anyio.lowlevel.EventLoopToken | None = None
+        self._backend: type[AsyncBackend] | None = None
+        self._native_token: object = None
         self._tokens: list[CancellationToken] = []
 
     def cancel(self) -> None:
@@ -146,17 +147,18 @@ class RunCancellation:
             if self.cancel_requested or self._finished:
                 return
             self.cancel_requested = True
-            scope, thread, token = self._scope, self._loop_thread, self._loop_token
+            scope, thread, backend, native_token = self._scope, self._loop_thread, self._backend, self._native_token
         if scope is None:
             return  # the scope cancels itself as it opens
         if thread == threading.get_ident():
             scope.cancel()
             return
-        assert token is not None  # set with the scope
+        assert backend is not None  # set with the scope
         import anyio.from_thread  # (only a cancel from another thread needs it: not loaded with the agent)
+        from anyio.lowlevel import EventLoopToken
 
         with suppress(anyio.RunFinishedError):  # the loop may have stopped since (the run is over then)
-            anyio.from_thread.run_sync(scope.cancel, token=token)
+            anyio.from_thread.run_sync(scope.cancel, token=EventLoopToken(backend, native_token))
 
     def scope(
         self, *tokens: CancellationToken | None, provides: datetime | None = None
@@ -170,12 +172,24 @@ class RunCancellation:
     async def checkpoint(self) -> None:
         """Inside the open scope: raise the cancellation now if a scope around this code (the run's own included)
         was cancelled."""
-        assert self._loop_token is not None  # set as the scope opens
-        await self._loop_token.backend_class.checkpoint_if_cancelled()
+        assert self._backend is not None  # set as the scope opens
+        await self._backend.checkpoint_if_cancelled()
 
 
-_current_token: Callable[[], anyio.lowlevel.EventLoopToken] | None = None
-"""`anyio.lowlevel.current_token`, once a run has imported it."""
+def _loaded_backend() -> Callable[[], type[AsyncBackend]]:
+    """The function giving the running event loop's anyio backend: anyio's own where it has one, else through
+    `anyio.lowlevel.current_token()` (public, but it also makes a frozen token object, at three times the cost)."""
+    try:
+        from anyio._core._eventloop import get_async_backend
+    except ImportError:  # pragma: no cover - anyio moved it
+        from anyio.lowlevel import current_token
+
+        return lambda: current_token().backend_class
+    return get_async_backend
+
+
+_current_backend: Callable[[], type[AsyncBackend]] | None = None
+"""The running loop's anyio backend class (`_loaded_backend()`), once a run has imported it."""
 
 
 class _OpenRunScope:
@@ -195,18 +209,17 @@ class _OpenRunScope:
         self._reset: Token[RunDeadline | None] | None = None
 
     def __enter__(self) -> anyio.CancelScope:
-        global _current_token
-        if _current_token is None:  # (loaded by the first run, not with the agent; an import statement costs a run
-            from anyio.lowlevel import current_token  # as much as a scope's enter and exit)
-
-            _current_token = current_token
+        global _current_backend
+        if _current_backend is None:  # (loaded by the first run, not with the agent; an import statement costs a run
+            _current_backend = _loaded_backend()  # as much as a scope's enter and exit)
         cancellation = self._cancellation
-        loop_token = _current_token()
-        scope = loop_token.backend_class.create_cancel_scope()
+        backend = _current_backend()
+        scope = backend.create_cancel_scope()
         with cancellation._lock:
             cancellation._scope = scope
             cancellation._loop_thread = threading.get_ident()
-            cancellation._loop_token = loop_token
+            cancellation._backend = backend
+            cancellation._native_token = backend.current_token()  # (a cancel from another thread is sent to it)
             if cancellation.cancel_requested:
                 scope.cancel()
         try:
