@@ -114,7 +114,19 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
 GRAPH_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     (
         'vocabulary',
-        frozenset({'_status', '_copy', '_diagram_style', '_edges', '_instrument', 'exceptions', 'nodes', 'events'}),
+        frozenset(
+            {
+                '_dataclass_code',
+                '_status',
+                '_copy',
+                '_diagram_style',
+                '_edges',
+                '_instrument',
+                'exceptions',
+                'nodes',
+                'events',
+            }
+        ),
     ),
     ('engine', frozenset({'persistence', 'fork', '_runs', '_step_runner', '_stream', 'mermaid', 'graph', 'builder'})),
     ('scale-out', frozenset({'dbos'})),

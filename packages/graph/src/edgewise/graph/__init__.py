@@ -6,6 +6,7 @@ Source-compatible with the classic pydantic-graph 1.x API: replace `pydantic_gra
 
 from typing import TYPE_CHECKING, Any
 
+from . import _dataclass_code  # noqa: F401  (first: it has the package's dataclasses made from kept code)
 from .exceptions import GraphNodeStatusError, GraphRuntimeError, GraphSetupError
 from .graph import Graph, GraphRun, GraphRunResult
 from .nodes import BaseNode, Edge, End, GraphRunContext
