@@ -595,6 +595,7 @@ async def test_native_output_schema_is_made_strict_and_profiles_can_be_functions
             'tool_addition_mode': 'with_definitions',
             'openai_responses_supports_prompt_cache_diagnostics': False,
             'openai_responses_tool_choice_accepts_additional_tools': False,
+            'openai_responses_supports_max_reasoning_effort': False,
         }
     ]
     # A dict `profile=` is merged over it.

@@ -541,7 +541,12 @@ def test_family_profiles() -> None:
     assert mistral_model_profile('zai-glm-5-3') == ModelProfile(
         tool_call_id_length=9, json_schema_transformer=InlineDefsJsonSchemaTransformer
     )
-    assert moonshotai_model_profile('kimi-k2') == ModelProfile(ignore_streamed_leading_whitespace=True)
+    assert moonshotai_model_profile('kimi-k2') == ModelProfile(
+        ignore_streamed_leading_whitespace=True, supports_thinking=False
+    )
+    assert moonshotai_model_profile('kimi-k2.6-preview') == ModelProfile(
+        ignore_streamed_leading_whitespace=True, supports_thinking=True
+    )
     assert zai_model_profile('glm-4') is None
     assert zai_model_profile('glm-4.6') == ModelProfile(
         supports_thinking=True,

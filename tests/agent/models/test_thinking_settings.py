@@ -161,7 +161,7 @@ def test_the_request_parameters_repr_shows_thinking_only_when_set() -> None:
 @pytest.mark.parametrize(
     ('thinking', 'effort'),
     [(True, 'medium'), ('minimal', 'minimal'), ('low', 'low'), ('medium', 'medium'), ('high', 'high'),
-     ('xhigh', 'xhigh')],
+     ('xhigh', 'xhigh'), ('max', 'xhigh')],
 )  # fmt: skip
 async def test_openai_reasoning_effort_for_each_level(thinking: Any, effort: str) -> None:
     chat = await send('chat', 'o3-mini', {'thinking': thinking})
@@ -228,7 +228,15 @@ async def test_a_server_that_takes_no_service_tier_is_sent_none() -> None:
 
 @pytest.mark.parametrize(
     ('thinking', 'budget'),
-    [(True, 10000), ('minimal', 1024), ('low', 2048), ('medium', 10000), ('high', 16384), ('xhigh', 32768)],
+    [
+        (True, 10000),
+        ('minimal', 1024),
+        ('low', 2048),
+        ('medium', 10000),
+        ('high', 16384),
+        ('xhigh', 32768),
+        ('max', 32768),
+    ],
 )
 async def test_anthropic_budget_thinking_for_each_level(thinking: Any, budget: int) -> None:
     body = await send('anthropic', 'claude-sonnet-4-5', {'thinking': thinking, 'max_tokens': 40000})
@@ -243,7 +251,9 @@ async def test_anthropic_budget_thinking_for_each_level(thinking: Any, budget: i
         ('claude-sonnet-4-6', 'medium', 'medium'),
         ('claude-sonnet-4-6', 'high', 'high'),
         ('claude-sonnet-4-6', 'xhigh', 'max'),
+        ('claude-sonnet-4-6', 'max', 'max'),
         ('claude-opus-4-7', 'xhigh', 'xhigh'),
+        ('claude-opus-4-7', 'max', 'max'),
     ],
 )
 async def test_anthropic_adaptive_thinking_with_an_effort(model_name: str, thinking: str, effort: str) -> None:
@@ -359,6 +369,7 @@ async def test_anthropic_disabled_thinking_setting_allows_forcing_despite_unifie
         ('medium', {'includeThoughts': True, 'thinkingBudget': 8192}),
         ('high', {'includeThoughts': True, 'thinkingBudget': 24576}),
         ('xhigh', {'includeThoughts': True, 'thinkingBudget': 24576}),
+        ('max', {'includeThoughts': True, 'thinkingBudget': 24576}),
     ],
 )
 async def test_gemini_2_5_thinking_budget_for_each_level(thinking: Any, config: dict[str, Any]) -> None:
@@ -376,6 +387,7 @@ async def test_gemini_2_5_thinking_budget_for_each_level(thinking: Any, config: 
         ('medium', {'includeThoughts': True, 'thinkingLevel': 'MEDIUM'}),
         ('high', {'includeThoughts': True, 'thinkingLevel': 'HIGH'}),
         ('xhigh', {'includeThoughts': True, 'thinkingLevel': 'HIGH'}),
+        ('max', {'includeThoughts': True, 'thinkingLevel': 'HIGH'}),
     ],
 )
 async def test_gemini_3_thinking_level_for_each_level(thinking: Any, config: dict[str, Any]) -> None:

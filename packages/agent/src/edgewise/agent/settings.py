@@ -25,8 +25,9 @@ __all__ = (
     'merge_model_settings',
 )
 
-ThinkingEffort: TypeAlias = Literal['minimal', 'low', 'medium', 'high', 'xhigh']
-"""How hard a model reasons, from least to most; each API maps a level it lacks to its nearest one."""
+ThinkingEffort: TypeAlias = Literal['minimal', 'low', 'medium', 'high', 'xhigh', 'max']
+"""How hard a model reasons, from least to most; each API maps a level it lacks to its nearest one (`'max'`, the
+most the model can do, is sent as such only where the API takes it, and as the highest level it takes elsewhere)."""
 
 ThinkingLevel: TypeAlias = bool | ThinkingEffort
 """Every value `ModelSettings.thinking` takes: `True` (reasoning at the provider's default effort), `False`
@@ -138,7 +139,7 @@ class ModelSettings(TypedDict, total=False):
     """Sequences at which the model stops generating."""
     thinking: ThinkingLevel
     """Reasoning, the same way for every provider: `True` turns it on at the provider's default effort, `False`
-    turns it off, and `'minimal'` ... `'xhigh'` ask for an effort level (mapped to the nearest one the API has).
+    turns it off, and `'minimal'` ... `'max'` ask for an effort level (mapped to the nearest one the API has).
 
     Absent, each model does what it does by default. Only models whose profile says they can reason
     (`supports_thinking`, `thinking_always_enabled`) are sent anything; `False` is ignored by models that always

@@ -20,7 +20,7 @@ class Thinking(AbstractCapability[Any]):
 
     effort: ThinkingLevel = True
     """`True` (the provider's default effort), `False` (no thinking; ignored by models that always think), or
-    `'minimal'`, `'low'`, `'medium'`, `'high'`, `'xhigh'`."""
+    `'minimal'`, `'low'`, `'medium'`, `'high'`, `'xhigh'`, `'max'`."""
 
     def get_model_settings(self) -> ModelSettings:
         """The `thinking` setting."""

@@ -123,15 +123,16 @@ _VIDEO_FORMATS = {
 
 _EFFORT_MAPS: dict[str, dict[bool | str, str]] = {
     'openai': {False: 'low', True: 'medium', 'minimal': 'low', 'low': 'low', 'medium': 'medium', 'high': 'high',
-               'xhigh': 'high'},
+               'xhigh': 'high', 'max': 'high'},
     'deepseek': {False: 'none', True: 'high', 'minimal': 'high', 'low': 'high', 'medium': 'high', 'high': 'high',
-                 'xhigh': 'high'},
+                 'xhigh': 'high', 'max': 'high'},
     'zai_effort': {False: 'low', True: 'medium', 'minimal': 'low', 'low': 'low', 'medium': 'medium', 'high': 'high',
-                   'xhigh': 'xhigh'},
+                   'xhigh': 'xhigh', 'max': 'max'},
 }  # fmt: skip
 _EFFORT_MAPS['zai'] = _EFFORT_MAPS['deepseek']
 _QWEN_CONFIG: dict[bool | str, str] = {
     False: 'none', True: 'high', 'minimal': 'low', 'low': 'low', 'medium': 'high', 'high': 'high', 'xhigh': 'high',
+    'max': 'high',
 }  # fmt: skip
 
 
@@ -383,8 +384,14 @@ def _thinking_fields(fields: dict[str, Any], thinking: bool | str, profile: Mapp
             fields['thinking'] = {'type': 'adaptive'}
             if profile.get('bedrock_supports_effort', False) and isinstance(thinking, str):
                 supports_xhigh = bool(profile.get('anthropic_supports_xhigh_effort', False))
+                supports_max = bool(profile.get('anthropic_supports_max_effort', True))
                 fields.setdefault(
-                    'output_config', {'effort': resolve_anthropic_effort(thinking, supports_xhigh=supports_xhigh)}
+                    'output_config',
+                    {
+                        'effort': resolve_anthropic_effort(
+                            thinking, supports_xhigh=supports_xhigh, supports_max=supports_max
+                        )
+                    },
                 )
     elif variant in _EFFORT_MAPS and 'reasoning_effort' not in fields:
         fields['reasoning_effort'] = _EFFORT_MAPS[variant][thinking]

@@ -381,7 +381,7 @@ def build_body(
         stream: Whether the response is streamed.
     """
     openai_profile = cast(OpenAIModelProfile, profile)
-    settings = openai_settings(settings, params)
+    settings = openai_settings(settings, params, profile, 'chat')
     body: dict[str, Any] = {'model': model_name, 'messages': messages}
     tool_defs, tool_choice = _tool_choice(settings, params, openai_profile, model_name)
     unsupported = set(openai_profile.get('openai_unsupported_model_settings', ()))

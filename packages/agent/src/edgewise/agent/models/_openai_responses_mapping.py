@@ -98,7 +98,7 @@ _FINISH_REASONS: dict[str, FinishReason] = {
 class OpenAIResponsesModelSettings(ModelSettings, total=False):
     """Settings of requests to the Responses API: the common ones plus OpenAI's own (prefixed `openai_`)."""
 
-    openai_reasoning_effort: Literal['none', 'minimal', 'low', 'medium', 'high', 'xhigh']
+    openai_reasoning_effort: Literal['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']
     """How much the model reasons (`reasoning.effort`)."""
     openai_reasoning_summary: Literal['detailed', 'concise', 'auto']
     """Ask for a summary of the reasoning (`reasoning.summary`)."""
@@ -418,7 +418,7 @@ def responses_request_body(
     accepts = accepts or by_provider_name(provider_name)
     openai_profile = cast(OpenAIModelProfile, profile)
     model_settings = cast(OpenAIResponsesModelSettings, _cache.unified_cache_settings(model_settings or {}, profile))
-    settings = _drop_unsupported(openai_settings(model_settings, params), openai_profile)
+    settings = _drop_unsupported(openai_settings(model_settings, params, profile, 'responses'), openai_profile)
     comparison = _cache.comparison_response_id(
         messages, settings, profile, ours=ours or (lambda response: response.provider_name == provider_name),
         provider_name=provider_name, accepts=accepts,

@@ -20,6 +20,7 @@ from ._request_parameters import ModelRequestParameters
 if TYPE_CHECKING:
     from ..profiles.anthropic import AnthropicModelProfile
     from ..profiles.google import GoogleModelProfile
+    from ..profiles.openai import OpenAIModelProfile, OpenAIReasoningEffort
 
 __all__ = (
     'GOOGLE_THINKING_BUDGETS',
@@ -27,6 +28,7 @@ __all__ = (
     'anthropic_settings',
     'google_service_tier',
     'google_settings',
+    'openai_effort',
     'openai_settings',
     'resolve_thinking',
 )
@@ -37,8 +39,10 @@ GOOGLE_THINKING_LEVELS: dict[ThinkingEffort, str] = {
     'medium': 'MEDIUM',
     'high': 'HIGH',
     'xhigh': 'HIGH',
+    'max': 'HIGH',
 }
-"""`thinkingConfig.thinkingLevel` for each effort, on Gemini 3 and later (`xhigh` has no level of its own)."""
+"""`thinkingConfig.thinkingLevel` for each effort, on Gemini 3 and later (`xhigh` and `max` have no level of their
+own)."""
 
 GOOGLE_THINKING_BUDGETS: dict[ThinkingEffort, int] = {
     'minimal': 128,
@@ -46,6 +50,7 @@ GOOGLE_THINKING_BUDGETS: dict[ThinkingEffort, int] = {
     'medium': 8192,
     'high': 24576,
     'xhigh': 24576,
+    'max': 24576,
 }
 """`thinkingConfig.thinkingBudget` for each effort, on Gemini 2.5 (128 is the least 2.5 Pro takes; 24576 the
 most that 2.5 Flash takes)."""
@@ -67,7 +72,8 @@ def resolve_thinking(
     """`params` with `thinking` set from the settings' `thinking`, if the model can reason.
 
     A model whose profile neither supports thinking nor always thinks ignores the setting, and one that always
-    thinks ignores `thinking=False`.
+    thinks ignores `thinking=False` (unless its profile says how to ask it for the least reasoning it does:
+    `openai_reasoning_efforts`, `openai_chat_thinking_false_body`).
 
     Raises:
         UserError: `thinking` or `service_tier` is not one of the values they take.
@@ -84,25 +90,68 @@ def resolve_thinking(
         )
     if not (profile.get('supports_thinking', False) or profile.get('thinking_always_enabled', False)):
         return params
-    if thinking is False and profile.get('thinking_always_enabled', False):
+    if thinking is False and profile.get('thinking_always_enabled', False) and not _has_least_effort(profile):
         return params
     return dataclasses.replace(params, thinking=thinking)
 
 
-def openai_settings(settings: _SettingsT, params: ModelRequestParameters) -> _SettingsT:
+def _has_least_effort(profile: ModelProfile) -> bool:
+    """Whether the profile says how a model that always reasons is asked for its least reasoning."""
+    return bool(profile.get('openai_reasoning_efforts')) or 'openai_chat_thinking_false_body' in profile
+
+
+def openai_settings(
+    settings: _SettingsT, params: ModelRequestParameters, profile: ModelProfile, api: Literal['chat', 'responses']
+) -> _SettingsT:
     """The settings with `openai_reasoning_effort` and `openai_service_tier` taken from the unified ones when unset.
 
     Chat Completions and the Responses API take the same values: `thinking=True` is `'medium'`, `False` is
-    `'none'`, and the service tiers are OpenAI's own.
+    `'none'`, and the service tiers are OpenAI's own. The profile narrows the effort to what the model takes
+    (`openai_reasoning_efforts`, `openai_supports_minimal_reasoning_effort`, and `'max'` where `api` takes it), and
+    on Chat Completions `thinking=False` may be sent as other body fields (`openai_chat_thinking_false_body`).
     """
-    from ..profiles.openai import OPENAI_REASONING_EFFORT_MAP  # (a provider's profiles load with its model)
-
     filled: dict[str, Any] = dict(settings)
-    if not filled.get('openai_reasoning_effort') and params.thinking is not None:
-        filled['openai_reasoning_effort'] = OPENAI_REASONING_EFFORT_MAP[params.thinking]
+    thinking = params.thinking
+    if not filled.get('openai_reasoning_effort') and thinking is not None:
+        openai_profile = cast('OpenAIModelProfile', profile)
+        off_body = openai_profile.get('openai_chat_thinking_false_body') if api == 'chat' else None
+        if thinking is False and off_body is not None:
+            extra = filled.get('extra_body')
+            filled['extra_body'] = {**off_body, **(extra if isinstance(extra, Mapping) else {})}
+        elif (effort := openai_effort(thinking, openai_profile, api)) is not None:
+            filled['openai_reasoning_effort'] = effort
     if not filled.get('openai_service_tier') and (tier := filled.get('service_tier')):
         filled['openai_service_tier'] = tier
     return cast(_SettingsT, filled)
+
+
+def openai_effort(
+    thinking: bool | ThinkingEffort, profile: OpenAIModelProfile, api: Literal['chat', 'responses']
+) -> OpenAIReasoningEffort | None:
+    """The reasoning effort sent for a unified thinking level, on `api` (`None`: none is sent)."""
+    from ..profiles.openai import OPENAI_REASONING_EFFORT_MAP, OpenAIReasoningEffort
+
+    key = (
+        'openai_chat_supports_max_reasoning_effort'
+        if api == 'chat'
+        else 'openai_responses_supports_max_reasoning_effort'
+    )
+    takes_max = bool(profile.get(key, False))
+    wanted: OpenAIReasoningEffort = 'max' if thinking == 'max' and takes_max else OPENAI_REASONING_EFFORT_MAP[thinking]
+    accepted = profile.get('openai_reasoning_efforts')
+    if accepted is None:
+        if thinking is False and profile.get('thinking_always_enabled', False):
+            return None  # no effort is known to be its least: the model reasons as it does by default
+        if wanted == 'minimal' and not profile.get('openai_supports_minimal_reasoning_effort', True):
+            return 'low'
+        return wanted
+    order: tuple[OpenAIReasoningEffort, ...] = get_args(OpenAIReasoningEffort)
+    ranked = sorted((e for e in accepted if e != 'max' or takes_max), key=order.index)
+    if thinking is False:
+        return ranked[0] if ranked else None  # `'none'` where accepted, else the least reasoning the model does
+    levels = [e for e in ranked if e != 'none']
+    at_or_above = [e for e in levels if order.index(e) >= order.index(wanted)]
+    return at_or_above[0] if at_or_above else (levels[-1] if levels else None)
 
 
 def anthropic_settings(
@@ -140,7 +189,9 @@ def anthropic_settings(
         and anthropic_profile.get('anthropic_supports_effort', False)
     ):
         filled['anthropic_effort'] = resolve_anthropic_effort(
-            thinking, supports_xhigh=anthropic_profile.get('anthropic_supports_xhigh_effort', False)
+            thinking,
+            supports_xhigh=anthropic_profile.get('anthropic_supports_xhigh_effort', False),
+            supports_max=anthropic_profile.get('anthropic_supports_max_effort', True),
         )
     tier = _ANTHROPIC_SERVICE_TIERS.get(filled.get('service_tier', ''))
     if not filled.get('anthropic_service_tier') and tier:

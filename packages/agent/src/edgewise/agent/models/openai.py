@@ -120,7 +120,7 @@ DEPRECATED_OPENAI_MODELS: frozenset[str] = frozenset(
 class OpenAIChatModelSettings(ModelSettings, total=False):
     """Settings of a Chat Completions request: the common ones, and OpenAI's own (all `openai_`-prefixed)."""
 
-    openai_reasoning_effort: Literal['none', 'minimal', 'low', 'medium', 'high', 'xhigh']
+    openai_reasoning_effort: Literal['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']
     """How hard a reasoning model thinks (`reasoning_effort`)."""
     openai_logprobs: bool
     """Return the log probabilities of the output tokens (in `ModelResponse.provider_details['logprobs']`)."""

@@ -54,7 +54,7 @@ OpenRouterProviderName = str
 OpenRouterTransforms = Literal['middle-out']
 """A transform of the prompt for models whose context it overflows (`'middle-out'` cuts from the middle)."""
 
-_EFFORT_OF_THINKING: dict[bool | ThinkingEffort, Literal['none', 'low', 'medium', 'high']] = {
+_EFFORT_OF_THINKING: dict[bool | ThinkingEffort, Literal['none', 'low', 'medium', 'high', 'max']] = {
     True: 'medium',
     False: 'none',
     'minimal': 'low',
@@ -62,6 +62,7 @@ _EFFORT_OF_THINKING: dict[bool | ThinkingEffort, Literal['none', 'low', 'medium'
     'medium': 'medium',
     'high': 'high',
     'xhigh': 'high',
+    'max': 'max',  # OpenRouter lowers it to the most each routed model takes
 }
 _FINISH_REASONS: dict[str, FinishReason] = {**_chat.FINISH_REASONS, 'error': 'error'}
 
@@ -102,7 +103,7 @@ class OpenRouterProviderConfig(TypedDict, total=False):
 class OpenRouterReasoning(TypedDict, total=False):
     """The reasoning of a request (OpenRouter's `reasoning` object): an effort or a token budget, not both."""
 
-    effort: Literal['xhigh', 'high', 'medium', 'low', 'minimal', 'none']
+    effort: Literal['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none']
     """How hard the model thinks (OpenAI's levels)."""
     max_tokens: int
     """How many tokens the model may think for (Anthropic's budget)."""

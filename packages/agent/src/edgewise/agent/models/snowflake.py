@@ -63,6 +63,7 @@ _EFFORTS: dict[bool | ThinkingEffort, Literal['low', 'medium', 'high']] = {
     'medium': 'medium',
     'high': 'high',
     'xhigh': 'high',
+    'max': 'high',
 }
 
 

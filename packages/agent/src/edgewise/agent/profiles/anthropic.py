@@ -27,6 +27,7 @@ ANTHROPIC_THINKING_BUDGET_MAP: dict[bool | str, int] = {
     'medium': 10000,
     'high': 16384,
     'xhigh': 32768,
+    'max': 32768,
 }
 """Provider-neutral thinking levels and the `budget_tokens` for each, on models with budget-based thinking."""
 
@@ -36,8 +37,10 @@ ANTHROPIC_THINKING_EFFORT_MAP: dict[str, AnthropicEffort] = {
     'medium': 'medium',
     'high': 'high',
     'xhigh': 'max',
+    'max': 'max',
 }
-"""Provider-neutral thinking levels and the `output_config.effort` for each."""
+"""Provider-neutral thinking levels and the `output_config.effort` for each (`xhigh` where the model takes it:
+`resolve_anthropic_effort`)."""
 
 _STRUCTURED_OUTPUT_MODELS = (
     'claude-fable-5',
@@ -90,6 +93,10 @@ class AnthropicModelProfile(ModelProfile, total=False):
     """Whether `output_config.effort` is accepted (default `False`)."""
     anthropic_supports_xhigh_effort: bool
     """Whether the `xhigh` effort is accepted (else `max` is used) (default `False`)."""
+    anthropic_supports_max_effort: bool
+    """Whether the `max` effort is accepted (default `True`; not on Claude Opus 4.5, which takes `low` to `high`).
+    Where it is not, `thinking='max'` (and `'xhigh'` where it would be `max`) asks for the highest effort the model
+    takes; an explicit `anthropic_effort='max'` is sent as given."""
     anthropic_disallows_budget_thinking: bool
     """Whether budget-based thinking is rejected (default `False`)."""
     anthropic_disallows_sampling_settings: bool
@@ -113,11 +120,15 @@ _THINKING_BY_DEFAULT_MODELS = (
 """The Claude models that think when the request sets no `thinking` (as pydantic-ai 2.68 lists them)."""
 
 
-def resolve_anthropic_effort(level: str, *, supports_xhigh: bool) -> AnthropicEffort:
-    """The `output_config.effort` for a provider-neutral thinking level."""
+def resolve_anthropic_effort(level: str, *, supports_xhigh: bool, supports_max: bool = True) -> AnthropicEffort:
+    """The `output_config.effort` for a provider-neutral thinking level, on a model that takes `xhigh`
+    (`supports_xhigh`) and `max` (`supports_max`) or not: a level it lacks becomes the highest it takes."""
     if level == 'xhigh' and supports_xhigh:
         return 'xhigh'
-    return ANTHROPIC_THINKING_EFFORT_MAP[level]
+    effort = ANTHROPIC_THINKING_EFFORT_MAP[level]
+    if effort == 'max' and not supports_max:
+        return 'xhigh' if supports_xhigh else 'high'
+    return effort
 
 
 def anthropic_model_profile(model_name: str) -> ModelProfile | None:
@@ -141,6 +152,7 @@ def anthropic_model_profile(model_name: str) -> ModelProfile | None:
         anthropic_supports_adaptive_thinking=model_name.startswith(_ADAPTIVE_THINKING_MODELS),
         anthropic_supports_effort=model_name.startswith(_EFFORT_MODELS),
         anthropic_supports_xhigh_effort=latest,
+        anthropic_supports_max_effort=not model_name.startswith('claude-opus-4-5'),
         anthropic_disallows_budget_thinking=latest,
         anthropic_disallows_sampling_settings=latest,
         anthropic_supports_task_budgets=latest,

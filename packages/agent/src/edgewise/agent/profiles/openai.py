@@ -22,13 +22,17 @@ __all__ = (
     'openai_model_profile',
     'validate_openai_profile',
     'OPENAI_REASONING_EFFORT_MAP',
+    'OpenAIReasoningEffort',
     'SAMPLING_PARAMS',
 )
 
 OpenAISystemPromptRole: TypeAlias = Literal['system', 'developer', 'user']
 """The role system prompts are sent with."""
 
-OPENAI_REASONING_EFFORT_MAP: dict[bool | str, str] = {
+OpenAIReasoningEffort: TypeAlias = Literal['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']
+"""The values of `reasoning_effort` (Chat Completions) and `reasoning.effort` (Responses), least to most."""
+
+OPENAI_REASONING_EFFORT_MAP: dict[bool | str, OpenAIReasoningEffort] = {
     True: 'medium',
     False: 'none',
     'minimal': 'minimal',
@@ -36,8 +40,11 @@ OPENAI_REASONING_EFFORT_MAP: dict[bool | str, str] = {
     'medium': 'medium',
     'high': 'high',
     'xhigh': 'xhigh',
+    'max': 'xhigh',
 }
-"""Provider-neutral thinking levels and OpenAI's `reasoning_effort` value for each."""
+"""Provider-neutral thinking levels and OpenAI's `reasoning_effort` value for each. `'max'` is `'xhigh'` here: it
+is sent as `'max'` only to a model whose profile says the API takes it (`openai_chat_supports_max_reasoning_effort`,
+`openai_responses_supports_max_reasoning_effort`)."""
 
 SAMPLING_PARAMS = (
     'temperature',
@@ -88,7 +95,27 @@ class OpenAIModelProfile(ModelProfile, total=False):
     openai_supports_reasoning: bool
     """Whether the model reasons (o-series, GPT-5 and later) (default `False`)."""
     openai_supports_reasoning_effort_none: bool
-    """Whether `reasoning_effort='none'` is accepted (sampling settings are then allowed again) (default `False`)."""
+    """Whether `reasoning_effort='none'` is accepted (sampling settings are then allowed again) (default `False`).
+    Not read when `openai_reasoning_efforts` is set: `'none'` in that set says it."""
+    openai_supports_minimal_reasoning_effort: bool
+    """Whether `reasoning_effort='minimal'` is accepted (default `True`; not on GPT-5.6 and GPT-6). Where it is not,
+    `thinking='minimal'` is sent as `'low'`; an explicit `openai_reasoning_effort='minimal'` is sent as given. Not read
+    when `openai_reasoning_efforts` is set."""
+    openai_reasoning_efforts: frozenset[OpenAIReasoningEffort]
+    """The efforts the model accepts, when known (default: unset). The unified `thinking` level is then sent as the
+    lowest accepted effort at or above it (else the highest), and `thinking=False` as `'none'` if accepted, else as
+    the lowest effort (so a model that always reasons reasons as little as it can); an empty set sends no effort.
+    An explicit `openai_reasoning_effort` is sent as given."""
+    openai_chat_supports_max_reasoning_effort: bool
+    """Whether Chat Completions takes `reasoning_effort='max'` for the model (default `False`: OpenAI's own API does
+    not; DeepSeek V4 and Kimi do). Where it does not, `thinking='max'` is sent as `'xhigh'`."""
+    openai_responses_supports_max_reasoning_effort: bool
+    """Whether the Responses API takes `reasoning.effort='max'` for the model (default `False`; `OpenAIProvider` sets
+    it for GPT-5.6 and GPT-6). Where it does not, `thinking='max'` is sent as `'xhigh'`."""
+    openai_chat_thinking_false_body: dict[str, Any]
+    """Body fields that `thinking=False` sends on Chat Completions instead of a `reasoning_effort`, for servers that
+    turn reasoning off another way (default: unset; e.g. `{'thinking': {'type': 'disabled'}}` for Kimi). They go out
+    in `extra_body`, where the caller's own keys win; nothing is added when `openai_reasoning_effort` is set."""
     openai_responses_requires_function_call_status_none: bool
     """Whether function calls sent back to the Responses API must have no `status` (older vLLM) (default `False`)."""
     openai_supports_phase: bool
@@ -161,6 +188,39 @@ _REASONS_BY_DEFAULT = (
 )
 
 
+_PRO_EFFORTS: frozenset[OpenAIReasoningEffort] = frozenset({'medium', 'high', 'xhigh'})
+_GPT_6_EFFORTS: frozenset[OpenAIReasoningEffort] = frozenset({'low', 'medium', 'high', 'xhigh', 'max'})
+
+# How the newest families and the `-pro` models reason, where the rules below would not say it (pydantic-ai 2.68's
+# facts), first match wins: whether they reason, can be told not to (`effort='none'`), and the efforts they take
+# (`None`: not pinned).
+_REASONING_BY_PREFIX: tuple[tuple[str, bool, bool, frozenset[OpenAIReasoningEffort] | None], ...] = (
+    ('gpt-6-astra', True, False, _GPT_6_EFFORTS),
+    ('gpt-6.1-sol', True, False, _GPT_6_EFFORTS),
+    ('gpt-6.1-terra', True, True, None),
+    ('gpt-6-sol', True, True, None),
+    ('gpt-6-luna', True, True, None),
+    ('gpt-5.6', True, True, None),
+    ('gpt-5.5-pro', True, False, _PRO_EFFORTS),
+    ('gpt-5.4-pro', True, False, _PRO_EFFORTS),
+    ('gpt-5.2-pro', True, False, _PRO_EFFORTS),
+    ('gpt-5-pro', True, False, frozenset({'high'})),
+)
+
+
+def _pinned_reasoning(model_name: str, profile: OpenAIModelProfile) -> None:
+    """Lay the facts of `_REASONING_BY_PREFIX` over `profile`, for a model it names."""
+    for prefix, reasons, can_stop, efforts in _REASONING_BY_PREFIX:
+        if model_name.startswith(prefix):
+            profile['supports_thinking'] = profile['openai_supports_reasoning'] = reasons
+            profile['openai_supports_encrypted_reasoning_content'] = reasons
+            profile['thinking_always_enabled'] = reasons and not can_stop
+            profile['openai_supports_reasoning_effort_none'] = can_stop
+            if efforts is not None:
+                profile['openai_reasoning_efforts'] = efforts
+            return
+
+
 def openai_model_profile(model_name: str) -> ModelProfile:
     """The profile of an OpenAI model: strict schemas, native and JSON output, and which models reason."""
     gpt_5_1_plus = model_name.startswith(('gpt-5.1', 'gpt-5.2', 'gpt-5.3', 'gpt-5.4', 'gpt-5.5'))
@@ -177,7 +237,12 @@ def openai_model_profile(model_name: str) -> ModelProfile:
         supports_inline_system_prompts=True,
         supports_json_schema_output=True,
         supports_json_object_output=True,
-        supports_image_output=gpt_5 or gpt_5_1_plus or 'o3' in model_name or '4.1' in model_name or '4o' in model_name,
+        supports_image_output=gpt_5
+        or gpt_5_1_plus
+        or model_name.startswith(_GPT_6_MODELS)
+        or 'o3' in model_name
+        or '4.1' in model_name
+        or '4o' in model_name,
         supports_thinking=reasons,
         thinking_always_enabled=always_reasons,
         thinking_enabled_by_default=always_reasons or model_name.startswith(_REASONS_BY_DEFAULT),
@@ -189,7 +254,10 @@ def openai_model_profile(model_name: str) -> ModelProfile:
         openai_supports_reasoning_effort_none=gpt_5_1_plus and not gpt_5_3_chat,
         openai_supports_phase=model_name.startswith(('gpt-5.3-codex', 'gpt-5.4', 'gpt-5.5')),
         openai_supports_prompt_cache_breakpoints=model_name.startswith(('gpt-5.6', *_GPT_6_MODELS)),
+        # GPT-5.6 and GPT-6 document no `minimal` effort: `thinking='minimal'` asks them for `low`.
+        openai_supports_minimal_reasoning_effort=not model_name.startswith(('gpt-5.6', *_GPT_6_MODELS)),
     )
+    _pinned_reasoning(model_name, profile)
     if not tool_search:
         profile['supported_native_tools'] = SUPPORTED_NATIVE_TOOLS - {ToolSearchTool}
     return profile

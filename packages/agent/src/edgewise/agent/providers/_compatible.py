@@ -66,7 +66,12 @@ def _deepseek_api_profile(model_name: str) -> ModelProfile | None:
         'deepseek-reasoner',
         'deepseek-flash',
     )
-    return merge_profile(deepseek_model_profile(model_name), ModelProfile(thinking_enabled_by_default=thinks))
+    # Flash and V4 reason at `low`, `high` or `max` (their `xhigh` is `high`): `'max'` reaches their deepest.
+    deepest = model_name.startswith('deepseek-v4-') or model_name == 'deepseek-flash'
+    return merge_profile(
+        deepseek_model_profile(model_name),
+        OpenAIModelProfile(thinking_enabled_by_default=thinks, openai_chat_supports_max_reasoning_effort=deepest),
+    )
 
 
 def _profile(
@@ -133,6 +138,42 @@ def _cerebras_profile(model_name: str) -> ModelProfile | None:
             openai_chat_send_back_thinking_parts='tags' if lowered.startswith('zai') else 'auto',
         ),
     )
+
+
+_MOONSHOTAI_FAMILY = _profile(
+    fallback=moonshotai_model_profile,
+    supports_forced_tool_choice=False,
+    supports_json_object_output=True,
+    openai_chat_thinking_field='reasoning_content',
+    openai_chat_send_back_thinking_parts='field',
+)
+_KIMI_THINKING_OFF: dict[str, dict[str, Any]] = {
+    'kimi-k3': {'reasoning_effort': 'low'},  # always reasons, at `low`, `high` or `max`: `low` is the least
+    'kimi-k2.5': {'thinking': {'type': 'disabled'}},
+    'kimi-k2.6': {'thinking': {'type': 'disabled'}},
+}
+"""What `thinking=False` sends to a Kimi model on Moonshot's API, which refuses `reasoning_effort='none'` (K2.7 Code
+always reasons and has no effort to lower: it is sent nothing)."""
+
+
+def _moonshotai_profile(model_name: str) -> ModelProfile | None:
+    # Kimi K2.5 and K2.6 think unless told not to; the other thinking models cannot stop. K3, K2.6 and K2.7 take
+    # `reasoning_effort='max'`.
+    profile = cast(OpenAIModelProfile, _MOONSHOTAI_FAMILY(model_name))
+    if not profile.get('supports_thinking', False):
+        return profile
+    lowered = model_name.lower()
+    off = next((body for prefix, body in _KIMI_THINKING_OFF.items() if lowered.startswith(prefix)), None)
+    can_stop = off is not None and 'thinking' in off
+    reasoning = OpenAIModelProfile(
+        thinking_always_enabled=not can_stop,
+        openai_chat_supports_max_reasoning_effort=lowered.startswith(('kimi-k3', 'kimi-k2.6', 'kimi-k2.7')),
+    )
+    if off is not None:
+        reasoning['openai_chat_thinking_false_body'] = off
+    if can_stop:
+        reasoning['thinking_enabled_by_default'] = True
+    return merge_profile(profile, reasoning)
 
 
 _VLLM_FAMILIES = prefixes(
@@ -340,13 +381,7 @@ _SPECS: dict[str, ProviderSpec] = {
             class_name='MoonshotAIProvider',
             default_base_url='https://api.moonshot.ai/v1',
             api_key_envs=('MOONSHOTAI_API_KEY',),
-            profile=_profile(
-                fallback=moonshotai_model_profile,
-                supports_forced_tool_choice=False,
-                supports_json_object_output=True,
-                openai_chat_thinking_field='reasoning_content',
-                openai_chat_send_back_thinking_parts='field',
-            ),
+            profile=_moonshotai_profile,
         ),
         ProviderSpec(
             name='heroku',

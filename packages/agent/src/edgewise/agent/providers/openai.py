@@ -58,7 +58,7 @@ def _openai_profile(model_name: str) -> ModelProfile:
     # models with prompt cache breakpoints take `prompt_cache_options` (the unified `cache` setting maps onto them),
     # with a `ttl` of 30 minutes (their floor) or 12 hours (Responses API only). Prompt cache diagnostics are
     # documented for the models with breakpoints, and only OpenAI's own endpoint is known to take the field; those
-    # models also take a `tool_choice` naming a tool that only an `additional_tools` item declares.
+    # models also take a `tool_choice` naming a tool that only an `additional_tools` item declares, and `'max'`.
     family = openai_model_profile(model_name)
     breakpoints = bool(cast(OpenAIModelProfile, family).get('openai_supports_prompt_cache_breakpoints', False))
     profile = OpenAIModelProfile(
@@ -66,6 +66,9 @@ def _openai_profile(model_name: str) -> ModelProfile:
         tool_deferral_mode='with_tool_search',
         openai_responses_supports_prompt_cache_diagnostics=breakpoints,
         openai_responses_tool_choice_accepts_additional_tools=breakpoints,
+        # The same models take `reasoning.effort='max'` from OpenAI itself; the compatible servers sharing the
+        # family's profile are not known to.
+        openai_responses_supports_max_reasoning_effort=breakpoints,
     )
     if model_name.startswith(_RETENTION_FLOOR_MODELS):
         profile['default_cache_retention'] = timedelta(minutes=30)
