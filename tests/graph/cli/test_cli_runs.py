@@ -52,6 +52,31 @@ run-ticks  ticks_graph  waiting  TIME  TIME  1
     )
 
 
+@pytest.mark.anyio
+async def test_list_reads_the_last_snapshots_of_its_waiting_runs_at_once(
+    seeded: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not a connection to the store per waiting run: a store of 10,000 such runs took seconds to list so."""
+    from edgewise.graph.cli import _runs
+    from edgewise.graph.cli._store import Store, open_store
+
+    asked: list[list[str]] = []
+    read_them = Store.last_snapshots
+
+    async def last_snapshots(self: Store, run_ids: Any) -> Any:
+        asked.append(list(run_ids))
+        return await read_them(self, run_ids)
+
+    def one_run_alone(self: Store, run_id: str) -> Any:
+        raise AssertionError(f'run {run_id} was opened on its own')
+
+    monkeypatch.setattr(Store, 'last_snapshots', last_snapshots)
+    monkeypatch.setattr(Store, 'persistence', one_run_alone)
+    assert await _runs.list_runs(open_store(f'sqlite:///{seeded / "runs.db"}')) == 0
+    assert asked == [['run-partial', 'run-ticks']]
+    assert 'run-ticks  ticks_graph  waiting' in _normal(capsys.readouterr().out)
+
+
 def test_list_of_a_store_without_runs(edgewise: Edgewise, tmp_path: Path) -> None:
     (tmp_path / 'flows.py').write_text('')
     subprocess.run(

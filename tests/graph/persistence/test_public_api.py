@@ -34,6 +34,7 @@ def test_persistence_modules_export_their_names() -> None:
             'RunPage',
             'RunQuery',
             'StoreURL',
+            'last_raw_snapshots',
             'list_runs',
             'list_runs_page',
             'parse_store_url',

@@ -6,6 +6,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,3 +125,37 @@ async def test_a_sqlite_snapshot_that_is_not_one_is_reported(tmp_path: Path) -> 
             PersistenceError, match=r"Snapshot 'Start:\w+' of run 'damaged' in SQLite file .* not a snapshot"
         ):
             await reader.load_raw()
+
+
+async def _last_snapshots(persistence: object, tmp_path: Path, run_ids: list[str]) -> dict[str, Any]:
+    """`store.last_raw_snapshots` on the store of `persistence` (PostgreSQL's test schema has no URL: its class's)."""
+    from edgewise.graph.persistence import store
+    from edgewise.graph.persistence.postgres import PostgresStatePersistence
+
+    if isinstance(persistence, SqliteStatePersistence):
+        return await store.last_raw_snapshots(f'sqlite:///{persistence.path}', run_ids)
+    if isinstance(persistence, FileStatePersistence):
+        return await store.last_raw_snapshots(tmp_path.as_uri(), run_ids)
+    assert isinstance(persistence, PostgresStatePersistence)
+    return await PostgresStatePersistence.last_raw_snapshots(persistence._dsn, run_ids)
+
+
+async def test_the_last_snapshots_of_many_runs_are_read_at_once(
+    durable: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As `runs list` reads them for its waiting runs; a run with nothing stored is left out."""
+    from edgewise.graph.persistence import _sql
+
+    monkeypatch.setattr(_sql, '_IDS_PER_QUERY', 2)  # three runs: two queries
+    ids = []
+    for target in (1, 2, 3):
+        writer = durable()
+        await cycle_graph.run(Start(), state=Tally(target=target), persistence=writer)
+        ids.append(run_id_of(writer))
+    histories = [await durable(run_id).load_raw() for run_id in ids]
+
+    found = await _last_snapshots(durable('probe'), tmp_path, [*ids, 'never-ran'])
+
+    assert found == {run_id: history[-1] for run_id, history in zip(ids, histories, strict=True)}
+    assert [found[run_id].state['target'] for run_id in ids] == [1, 2, 3]
+    assert await _last_snapshots(durable('probe'), tmp_path, []) == {}

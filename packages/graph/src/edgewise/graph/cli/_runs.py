@@ -58,9 +58,12 @@ async def list_runs(store: Store) -> int:
     if not runs:
         echo(f'No runs in {store.display}.')
         return 0
+    # What a waiting run waits for is in its last snapshot: read for all of them at once (one connection to a
+    # database, rather than one per run).
+    last = await store.last_snapshots([run.run_id for run in runs if run.status == 'waiting'])
     # A child run (a subgraph run, a branch of a fan-out) comes right after its parent, indented.
     rows = [
-        ('  ' * depth + run.run_id, run.graph_name or '-', await _status(store, run), when(run.created),
+        ('  ' * depth + run.run_id, run.graph_name or '-', _status_of(run, last.get(run.run_id)), when(run.created),
          when(run.updated), str(run.snapshot_count))
         for run, depth in nest(runs)
     ]  # fmt: skip
@@ -79,7 +82,12 @@ async def _status(store: Store, run: RunInfo) -> str:
 
 def _status_word(run: RunInfo, history: list[RawSnapshot]) -> str:
     """The run's status; a waiting agent run stopped on tool calls shows what it waits for: `waiting for approval`."""
-    waits = waiting(history[-1]) if history and run.status == 'waiting' else None
+    return _status_of(run, history[-1] if history else None)
+
+
+def _status_of(run: RunInfo, last: RawSnapshot | None) -> str:
+    """`_status_word` from the run's last snapshot (`None`: not read, or none stored)."""
+    waits = waiting(last) if last is not None and run.status == 'waiting' else None
     return f'waiting for {waits.what}' if waits else run.status
 
 

@@ -3,11 +3,20 @@
 from __future__ import annotations as _annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..persistence import RunInfo
-from ..persistence.store import DurableStatePersistence, StoreURL, list_runs, parse_store_url, persistence_from_url
+from ..persistence.raw import RawSnapshot
+from ..persistence.store import (
+    DurableStatePersistence,
+    StoreURL,
+    last_raw_snapshots,
+    list_runs,
+    parse_store_url,
+    persistence_from_url,
+)
 from ._common import CommandError
 
 __all__ = ('Store', 'open_store')
@@ -37,6 +46,10 @@ class Store:
         """Every run of the store, oldest first."""
         self.check_exists()
         return await list_runs(self.url)
+
+    async def last_snapshots(self, run_ids: Sequence[str]) -> dict[str, RawSnapshot]:
+        """The last snapshot of each run of `run_ids` (those with one), read without the graph, by run id."""
+        return await last_raw_snapshots(self.url, run_ids)
 
     def check_exists(self) -> None:
         """Raise unless the store's file or directory exists (reading must not create an empty store)."""

@@ -31,7 +31,7 @@ from __future__ import annotations as _annotations
 import json
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Self, TypeVar
@@ -50,6 +50,7 @@ from ._durable import (
 )
 from ._owner import Owner, owner_is_alive
 from ._pages import RunPage, RunQuery
+from .raw import RAW_SNAPSHOT_ADAPTER, RawSnapshot
 
 __all__ = (
     'Query',
@@ -385,10 +386,16 @@ _SUCCESSOR = 'LEFT JOIN edgewise_snapshots n ON n.run_id = s.run_id AND n.seq = 
 """Joins each row `s` with its successor `n`, whose `prev_duration` marks `s` `'success'` (see the module docs)."""
 _EFFECTIVE_STATUS = "CASE WHEN n.prev_duration IS NULL THEN s.status ELSE 'success' END"
 """The status of the row `s` joined with its successor `n` (`_SUCCESSOR`)."""
-_SELECT_SNAPSHOT = (
-    f'SELECT s.snapshot_id, s.kind, {_EFFECTIVE_STATUS}, s.start_ts, COALESCE(n.prev_duration, s.duration), s.data, '
-    f's.seq FROM edgewise_snapshots s {_SUCCESSOR}'
+_SNAPSHOT_COLUMNS = (
+    f's.snapshot_id, s.kind, {_EFFECTIVE_STATUS}, s.start_ts, COALESCE(n.prev_duration, s.duration), s.data, s.seq'
 )
+_SELECT_SNAPSHOT = f'SELECT {_SNAPSHOT_COLUMNS} FROM edgewise_snapshots s {_SUCCESSOR}'
+_SELECT_LAST_SNAPSHOTS = (
+    f'SELECT {_SNAPSHOT_COLUMNS}, s.run_id FROM edgewise_snapshots s {_SUCCESSOR} WHERE s.run_id IN ({{}}) '
+    'AND s.seq = (SELECT MAX(seq) FROM edgewise_snapshots m WHERE m.run_id = s.run_id)'
+)
+_IDS_PER_QUERY = 500
+"""Run ids per query of `last_raw_program` (SQLite takes at most 999 parameters before 3.32)."""
 _APPEND = (
     'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, written, data, prev_duration) '
     'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING'
@@ -561,6 +568,16 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             snapshot.start_ts = None if start_ts is None else to_datetime(start_ts, self._run_id, 'start time')
             snapshot.duration = duration
         return snapshot
+
+    def last_raw_program(self, run_ids: Sequence[str]) -> Program[dict[str, RawSnapshot]]:
+        """The last snapshot of each run of `run_ids` that has one, as `load_raw` reads it, by run id."""
+        found: dict[str, Any] = {}
+        for start in range(0, len(run_ids), _IDS_PER_QUERY):
+            ids = tuple(run_ids[start : start + _IDS_PER_QUERY])
+            rows = (yield Query(_SELECT_LAST_SNAPSHOTS.format(', '.join('?' * len(ids))), ids)).rows
+            adapter: Any = RAW_SNAPSHOT_ADAPTER  # (`load_raw`'s: the snapshots as data, not as the graph's types)
+            found.update((row[7], self._decode_row(row, adapter)) for row in rows)
+        return found
 
     def _load_next_program(self) -> Program[tuple[NodeSnapshot[StateT, RunEndT], int] | None]:
         run_id = self._run_id

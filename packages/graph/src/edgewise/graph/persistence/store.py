@@ -16,6 +16,7 @@ fan-out) has the run id `'<parent run id>/<name>'` in every store; in a director
 
 from __future__ import annotations as _annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +26,7 @@ from ..exceptions import PersistenceError
 from . import RunInfo
 from ._durable import DurableStatePersistence
 from ._pages import RunPage, RunQuery
+from .raw import RawSnapshot
 
 __all__ = (
     'DurableStatePersistence',
@@ -33,6 +35,7 @@ __all__ = (
     'persistence_from_url',
     'list_runs',
     'list_runs_page',
+    'last_raw_snapshots',
     'RunQuery',
     'RunPage',
 )
@@ -188,3 +191,29 @@ async def list_runs_page(url: str, query: RunQuery | None = None) -> RunPage:
     from .file import FileStatePersistence
 
     return await FileStatePersistence.list_runs_page(store.location, query)
+
+
+async def last_raw_snapshots(url: str, run_ids: Sequence[str]) -> dict[str, RawSnapshot]:
+    """The last snapshot of each run of `run_ids` stored at `url` that has one, read without the graph (as
+    `load_raw` reads it), by run id: what a listing needs of its runs beyond `RunInfo` (what a waiting run waits
+    for). SQLite and PostgreSQL read them all over one connection; a directory of run files reads each run's file.
+
+    Raises:
+        PersistenceError: the URL is not a store URL, or a stored snapshot is not a snapshot at all.
+    """
+    store = parse_store_url(url)
+    if store.kind == 'sqlite':
+        from .sqlite import SqliteStatePersistence
+
+        return await SqliteStatePersistence.last_raw_snapshots(store.location, run_ids)
+    if store.kind == 'postgresql':
+        from .postgres import PostgresStatePersistence
+
+        return await PostgresStatePersistence.last_raw_snapshots(store.location, run_ids)
+    found: dict[str, RawSnapshot] = {}
+    for run_id in run_ids:
+        async with persistence_from_url(url, run_id) as persistence:
+            history = await persistence.load_raw()
+        if history:
+            found[run_id] = history[-1]
+    return found
