@@ -108,6 +108,12 @@ def test_a_program_s_dataclasses_are_left_to_dataclasses(cache: _CodeCache) -> N
     assert cache.codes == kept
 
 
+_DAMAGED_CODE = bytes(
+    byte if at != 13 else 0xFF
+    for at, byte in enumerate(marshal.dumps({'x = 1\n': compile('x = 1\n', '<string>', 'exec', dont_inherit=True)}))
+)
+
+
 def _cache_at(path: Path) -> _CodeCache:
     cache = _CodeCache(path)
     cache.read()
@@ -132,8 +138,14 @@ def test_the_file_round_trips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 @pytest.mark.parametrize(
     'content',
-    [b'', b'garbage', b'\x00\x00\x00\x00' + marshal.dumps({'x': 1}), importlib.util.MAGIC_NUMBER + b'\xff\x00'],
-    ids=['empty', 'garbage', 'another-interpreter', 'truncated'],
+    [
+        b'',
+        b'garbage',
+        b'\x00\x00\x00\x00' + marshal.dumps({'x': 1}),
+        importlib.util.MAGIC_NUMBER + b'\xff\x00',
+        importlib.util.MAGIC_NUMBER + _DAMAGED_CODE,  # `marshal.loads` raises `SystemError` on this one
+    ],
+    ids=['empty', 'garbage', 'another-interpreter', 'truncated', 'damaged-code'],
 )
 def test_an_unreadable_file_is_ignored_and_written_anew(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes
@@ -222,3 +234,16 @@ def test_a_call_without_namespaces_runs_in_the_caller_s_as_the_builtin_does() ->
     probe = 'the caller'
     _dataclass_code._cached_exec("assert probe == 'the caller' and __name__ == 'tests.graph.test_dataclass_code'")
     assert probe == 'the caller'
+
+
+def test_a_damaged_cache_file_does_not_stop_the_import(tmp_path: Path) -> None:
+    """The file at the cache's path is damaged: `edgewise.graph` still imports, and the exit writes it anew."""
+    env = {k: v for k, v in os.environ.items() if k != 'PYTHONDONTWRITEBYTECODE'}
+    env['PYTHONPYCACHEPREFIX'] = str(tmp_path)
+    where = 'from edgewise.graph import _dataclass_code; print(_dataclass_code.cache_path())'
+    out = subprocess.run([sys.executable, '-c', where], env=env, check=True, capture_output=True, text=True)
+    path = Path(out.stdout.strip())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(importlib.util.MAGIC_NUMBER + _DAMAGED_CODE)
+    assert _import_in_process(tmp_path, write=True)[0] == 0  # read nothing from it, and wrote it anew
+    assert _import_in_process(tmp_path, write=True)[1] == 0

@@ -88,6 +88,13 @@ async def test_minimal_is_low_on_the_models_without_a_minimal_effort() -> None:
         ('gpt-5.5-pro', 'low', 'medium', 'medium'),  # medium, high and xhigh only
         ('gpt-5.5-pro', False, 'medium', 'medium'),
         ('gpt-5-pro', 'xhigh', 'high', 'high'),
+        ('o3-mini', 'minimal', 'low', 'low'),  # the o-series: low, medium and high
+        ('o3-mini', 'max', 'high', 'high'),
+        ('o1', False, 'low', 'low'),
+        ('gpt-5-mini', False, 'minimal', 'minimal'),  # gpt-5: minimal to high
+        ('gpt-5', 'xhigh', 'high', 'high'),
+        ('gpt-5.1-chat-latest', 'high', 'medium', 'medium'),  # the chat variants: medium only
+        ('gpt-5.3-chat-latest', 'low', 'medium', 'medium'),
     ],
 )
 async def test_the_newest_families_and_the_pro_models_get_the_efforts_they_take(
@@ -127,7 +134,7 @@ async def test_a_level_is_the_nearest_effort_the_model_takes(thinking: Any, take
 async def test_thinking_false_is_none_where_the_model_takes_it() -> None:
     profile = OpenAIModelProfile(**_REASONS, openai_reasoning_efforts=frozenset({'none', 'medium'}))
     body = await _chat_body('switchable', {'thinking': False, 'temperature': 0.2}, profile=profile)
-    assert body['reasoning_effort'] == 'none'
+    assert (body['reasoning_effort'], body['temperature']) == ('none', 0.2)  # not reasoning: sampling settings go
 
 
 async def test_a_model_with_no_effort_knob_is_sent_no_effort() -> None:
@@ -255,3 +262,39 @@ def test_every_thinking_table_maps_every_level() -> None:
     }
     missing = {name: levels - set(table) for name, (table, levels) in tables.items() if levels - set(table)}
     assert missing == {}
+
+
+async def test_a_model_that_cannot_stop_reasoning_is_sent_nothing_for_thinking_false_on_openrouter() -> None:
+    """OpenRouter's `none` such a model refuses; OpenAI's own APIs send it its least effort instead."""
+    bodies: list[Any] = []
+
+    def respond(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        return httpx.Response(200, json=completion())
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(respond))
+    model = OpenRouterModel('openai/gpt-5-pro', provider=OpenRouterProvider(api_key='k', http_client=client))
+    await model.request([ModelRequest.user_text_prompt('hi')], ModelSettings(thinking=False), ModelRequestParameters())
+    assert 'reasoning' not in bodies[0]
+
+
+@pytest.mark.parametrize(
+    ('provider', 'model_name', 'thinking', 'effort'),
+    [
+        ('codex', 'gpt-5.6', 'max', 'xhigh'),  # `max` is not known to be taken on the Codex backend
+        ('chatgpt', 'gpt-6-astra', 'max', 'xhigh'),  # nor on ChatGPT plan usage
+    ],
+)
+def test_the_codex_and_chatgpt_routes_take_no_max(provider: str, model_name: str, thinking: str, effort: str) -> None:
+    from edgewise.agent.models._thinking import openai_effort
+    from edgewise.agent.providers.openai_chatgpt import OpenAIChatGPTProvider
+    from edgewise.agent.providers.openai_codex import OpenAICodexProvider
+
+    route = OpenAICodexProvider if provider == 'codex' else OpenAIChatGPTProvider
+    profile = cast(OpenAIModelProfile, route.model_profile(model_name))
+    assert openai_effort(thinking, profile, 'responses') == effort
+
+
+async def test_deepseek_flash_reasons() -> None:
+    body = await _chat_body('deepseek-flash', {'thinking': 'max'}, provider=DeepSeekProvider)
+    assert body['reasoning_effort'] == 'max'

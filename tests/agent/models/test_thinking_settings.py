@@ -103,7 +103,8 @@ async def test_a_model_that_cannot_reason_is_sent_nothing_for_thinking() -> None
 
 
 async def test_thinking_false_is_ignored_by_a_model_that_always_reasons() -> None:
-    chat = await send('chat', 'o3-mini', {'thinking': False})
+    """Unless its profile knows its least effort (`openai_reasoning_efforts`: see test_thinking_efforts)."""
+    chat = await send('chat', 'gpt-5-codex', {'thinking': False})
     assert 'reasoning_effort' not in chat
     gemini_pro = await send('google', 'gemini-2.5-pro', {'thinking': False})
     assert 'generationConfig' not in gemini_pro
@@ -164,8 +165,9 @@ def test_the_request_parameters_repr_shows_thinking_only_when_set() -> None:
      ('xhigh', 'xhigh'), ('max', 'xhigh')],
 )  # fmt: skip
 async def test_openai_reasoning_effort_for_each_level(thinking: Any, effort: str) -> None:
-    chat = await send('chat', 'o3-mini', {'thinking': thinking})
-    responses = await send('responses', 'o3-mini', {'thinking': thinking})
+    # (a model whose profile pins no efforts: each level as it is named)
+    chat = await send('chat', 'gpt-5.1', {'thinking': thinking})
+    responses = await send('responses', 'gpt-5.1', {'thinking': thinking})
     assert chat['reasoning_effort'] == effort
     assert responses['reasoning'] == {'effort': effort}
 

@@ -24,6 +24,7 @@ import importlib.util
 import marshal
 import os
 import sys
+import tempfile
 from pathlib import Path
 from types import CodeType
 from typing import Any
@@ -52,7 +53,7 @@ class _CodeCache:
 
     def read(self) -> None:
         """Take the entries of the file, if it is there and was written by this interpreter version; a file that
-        cannot be read is left to be written anew."""
+        cannot be read (damaged, or of another version) is ignored, and written anew at exit."""
         if self.path is None:
             return
         try:
@@ -64,7 +65,7 @@ class _CodeCache:
             return
         try:
             codes = marshal.loads(data[len(magic) :])
-        except (EOFError, ValueError, TypeError):
+        except Exception:  # a damaged file: marshal raises EOFError, ValueError, SystemError...
             return
         if isinstance(codes, dict):
             self.codes = {s: c for s, c in codes.items() if isinstance(s, str) and isinstance(c, CodeType)}
@@ -88,14 +89,19 @@ class _CodeCache:
         codes = self.codes
         if len(codes) > _MAX_KEPT:
             codes = {s: c for s, c in codes.items() if s in self.used}
-        temporary = self.path.with_name(f'{self.path.name}.{os.getpid()}.tmp')
+        temporary: str | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_bytes(importlib.util.MAGIC_NUMBER + marshal.dumps(codes))
-            os.replace(temporary, self.path)  # a reader sees the old file or the whole new one
+            # A file of this writer's own (made exclusively), renamed over the cache: a reader sees the old file or
+            # the whole new one, and two writers never share a file.
+            fd, temporary = tempfile.mkstemp(prefix=f'{self.path.name}.', suffix='.tmp', dir=self.path.parent)
+            with os.fdopen(fd, 'wb') as file:
+                file.write(importlib.util.MAGIC_NUMBER + marshal.dumps(codes))
+            os.replace(temporary, self.path)
         except OSError:
-            with contextlib.suppress(OSError):
-                temporary.unlink(missing_ok=True)
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
             return
         self.compiled = 0
 

@@ -13,7 +13,7 @@ from __future__ import annotations as _annotations
 import base64
 from collections.abc import AsyncIterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import pydantic_core
 
@@ -52,7 +52,11 @@ from ._mapping import (
     user_turn_items,
 )
 from ._request_parameters import ModelRequestParameters, request_instructions
+from ._thinking import openai_effort
 from ._tool_choice import resolve_tool_choice
+
+if TYPE_CHECKING:
+    from ..profiles.openai import OpenAIModelProfile
 
 __all__ = (
     'BedrockModelSettings',
@@ -396,7 +400,14 @@ def _thinking_fields(fields: dict[str, Any], thinking: bool | str, profile: Mapp
     elif variant in _EFFORT_MAPS and 'reasoning_effort' not in fields:
         fields['reasoning_effort'] = _EFFORT_MAPS[variant][thinking]
     elif variant == 'openai_responses' and 'reasoning' not in fields:
-        fields['reasoning'] = {'effort': 'none' if thinking is False else _EFFORT_MAPS['openai'][thinking]}
+        # GPT-5.6 and later: the efforts OpenAI's profile of the model says it takes, `max` not known to be taken.
+        effort = openai_effort(
+            thinking,
+            cast('OpenAIModelProfile', {**profile, 'openai_responses_supports_max_reasoning_effort': False}),
+            'responses',
+        )
+        if effort is not None:
+            fields['reasoning'] = {'effort': effort}
     elif variant == 'qwen' and 'reasoning_config' not in fields:
         fields['reasoning_config'] = _QWEN_CONFIG[thinking]
 

@@ -49,7 +49,7 @@ from ._mapping import (
     user_turn_items,
 )
 from ._openai_native_tools import chat_web_search_options
-from ._thinking import openai_settings
+from ._thinking import openai_settings, takes_effort_none
 from ._tool_call_ids import ToolCallIds
 from ._tool_choice import forcing_supported, request_thinks, resolve_tool_choice
 
@@ -403,8 +403,7 @@ def build_body(
     elif params.output_mode == 'prompted' and profile.get('supports_json_object_output', False):
         body['response_format'] = {'type': 'json_object'}
     reasoning = openai_profile.get('openai_supports_reasoning', False) and not (
-        openai_profile.get('openai_supports_reasoning_effort_none', False)
-        and settings.get('openai_reasoning_effort', 'none') == 'none'
+        takes_effort_none(openai_profile) and settings.get('openai_reasoning_effort', 'none') == 'none'
     )
     for key, name in _SETTINGS_TO_BODY.items():
         if key in settings and key not in unsupported and not (reasoning and key in SAMPLING_SETTINGS):

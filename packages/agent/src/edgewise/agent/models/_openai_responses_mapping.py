@@ -71,7 +71,7 @@ from ._openai_native_tools import (
 )
 from ._openai_responses_tools import function_tools, tool_choice, tool_param
 from ._request_parameters import ModelRequestParameters, request_instructions
-from ._thinking import openai_settings
+from ._thinking import openai_settings, takes_effort_none
 from ._tool_additions import ToolAdditions, redeclared_for_choice, with_visible
 from ._tool_choice import resolve_tool_choice
 
@@ -373,7 +373,7 @@ def _drop_unsupported(settings: OpenAIResponsesModelSettings, profile: OpenAIMod
         k: v for k, v in settings.items() if k not in profile.get('openai_unsupported_model_settings', ())
     }
     if profile.get('openai_supports_reasoning', False):
-        default_effort = 'none' if profile.get('openai_supports_reasoning_effort_none', False) else 'medium'
+        default_effort = 'none' if takes_effort_none(profile) else 'medium'
         if kept.get('openai_reasoning_effort', default_effort) != 'none':
             # Reasoning models reject sampling settings while they reason.
             for key in SAMPLING_PARAMS:

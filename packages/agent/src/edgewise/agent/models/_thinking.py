@@ -29,6 +29,7 @@ __all__ = (
     'google_service_tier',
     'google_settings',
     'openai_effort',
+    'takes_effort_none',
     'openai_settings',
     'resolve_thinking',
 )
@@ -98,6 +99,15 @@ def resolve_thinking(
 def _has_least_effort(profile: ModelProfile) -> bool:
     """Whether the profile says how a model that always reasons is asked for its least reasoning."""
     return bool(profile.get('openai_reasoning_efforts')) or 'openai_chat_thinking_false_body' in profile
+
+
+def takes_effort_none(profile: ModelProfile) -> bool:
+    """Whether the model takes `reasoning_effort='none'` (and then sampling settings): `'none'` among the efforts its
+    profile pins (`openai_reasoning_efforts`), else `openai_supports_reasoning_effort_none`."""
+    efforts = cast('OpenAIModelProfile', profile).get('openai_reasoning_efforts')
+    if efforts is not None:
+        return 'none' in efforts
+    return bool(profile.get('openai_supports_reasoning_effort_none', False))
 
 
 def openai_settings(

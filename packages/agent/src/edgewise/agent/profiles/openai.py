@@ -190,10 +190,12 @@ _REASONS_BY_DEFAULT = (
 
 _PRO_EFFORTS: frozenset[OpenAIReasoningEffort] = frozenset({'medium', 'high', 'xhigh'})
 _GPT_6_EFFORTS: frozenset[OpenAIReasoningEffort] = frozenset({'low', 'medium', 'high', 'xhigh', 'max'})
+_O_SERIES_EFFORTS: frozenset[OpenAIReasoningEffort] = frozenset({'low', 'medium', 'high'})
+_CHAT_EFFORTS: frozenset[OpenAIReasoningEffort] = frozenset({'medium'})
 
-# How the newest families and the `-pro` models reason, where the rules below would not say it (pydantic-ai 2.68's
-# facts), first match wins: whether they reason, can be told not to (`effort='none'`), and the efforts they take
-# (`None`: not pinned).
+# How OpenAI's reasoning models reason, where the rules below would not say it all (pydantic-ai 2.68's facts), the
+# first match wins (a prefix ending in `-` also names the bare model): whether they reason, can be told not to
+# (`effort='none'`), and the efforts they take (`None`: not pinned).
 _REASONING_BY_PREFIX: tuple[tuple[str, bool, bool, frozenset[OpenAIReasoningEffort] | None], ...] = (
     ('gpt-6-astra', True, False, _GPT_6_EFFORTS),
     ('gpt-6.1-sol', True, False, _GPT_6_EFFORTS),
@@ -203,15 +205,25 @@ _REASONING_BY_PREFIX: tuple[tuple[str, bool, bool, frozenset[OpenAIReasoningEffo
     ('gpt-5.6', True, True, None),
     ('gpt-5.5-pro', True, False, _PRO_EFFORTS),
     ('gpt-5.4-pro', True, False, _PRO_EFFORTS),
+    ('gpt-5.3-chat', True, False, _CHAT_EFFORTS),  # the chat variants reason at `medium` only
     ('gpt-5.2-pro', True, False, _PRO_EFFORTS),
+    ('gpt-5.2-chat', True, False, _CHAT_EFFORTS),
+    ('gpt-5.1-codex', True, False, None),
+    ('gpt-5.1-chat', True, False, _CHAT_EFFORTS),
     ('gpt-5-pro', True, False, frozenset({'high'})),
+    ('gpt-5-chat', False, False, None),
+    ('gpt-5-codex', True, False, None),
+    ('gpt-5-', True, False, frozenset({'minimal', 'low', 'medium', 'high'})),  # gpt-5, -mini, -nano
+    ('o1', True, False, _O_SERIES_EFFORTS),
+    ('o3', True, False, _O_SERIES_EFFORTS),
+    ('o4', True, False, _O_SERIES_EFFORTS),
 )
 
 
 def _pinned_reasoning(model_name: str, profile: OpenAIModelProfile) -> None:
     """Lay the facts of `_REASONING_BY_PREFIX` over `profile`, for a model it names."""
     for prefix, reasons, can_stop, efforts in _REASONING_BY_PREFIX:
-        if model_name.startswith(prefix):
+        if model_name.startswith(prefix) or model_name == prefix.rstrip('-'):
             profile['supports_thinking'] = profile['openai_supports_reasoning'] = reasons
             profile['openai_supports_encrypted_reasoning_content'] = reasons
             profile['thinking_always_enabled'] = reasons and not can_stop

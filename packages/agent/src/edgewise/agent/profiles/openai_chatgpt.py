@@ -29,6 +29,7 @@ def openai_chatgpt_model_profile(model_name: str) -> ModelProfile:
             openai_supports_batch_api=False,
             openai_supports_prompt_cache_breakpoints=False,
             openai_responses_supports_prompt_cache_diagnostics=False,
+            openai_responses_supports_max_reasoning_effort=False,  # not known to be taken on plan usage
             supports_cache=False,
             supported_cache_retentions=(),
             default_cache_retention=None,

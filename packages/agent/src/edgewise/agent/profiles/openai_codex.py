@@ -31,4 +31,6 @@ _CODEX_DIALECT = OpenAIModelProfile(
     supported_cache_retentions=(),
     # Not known to take `prompt_cache_options.comparison_response_id` either.
     openai_responses_supports_prompt_cache_diagnostics=False,
+    # `reasoning.effort='max'` is not known to be taken here: `thinking='max'` asks for `xhigh`.
+    openai_responses_supports_max_reasoning_effort=False,
 )

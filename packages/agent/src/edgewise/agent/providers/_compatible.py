@@ -71,6 +71,7 @@ def _deepseek_api_profile(model_name: str) -> ModelProfile | None:
     return merge_profile(
         deepseek_model_profile(model_name),
         OpenAIModelProfile(thinking_enabled_by_default=thinks, openai_chat_supports_max_reasoning_effort=deepest),
+        OpenAIModelProfile(supports_thinking=True) if deepest else None,
     )
 
 
