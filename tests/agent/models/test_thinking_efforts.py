@@ -285,7 +285,7 @@ async def test_a_model_that_cannot_stop_reasoning_is_sent_nothing_for_thinking_f
         ('chatgpt', 'gpt-6-astra', 'max', 'xhigh'),  # nor on ChatGPT plan usage
     ],
 )
-def test_the_codex_and_chatgpt_routes_take_no_max(provider: str, model_name: str, thinking: str, effort: str) -> None:
+def test_the_codex_and_chatgpt_routes_take_no_max(provider: str, model_name: str, thinking: Any, effort: str) -> None:
     from edgewise.agent.models._thinking import openai_effort
     from edgewise.agent.providers.openai_chatgpt import OpenAIChatGPTProvider
     from edgewise.agent.providers.openai_codex import OpenAICodexProvider

@@ -57,6 +57,7 @@ from ._tool_choice import resolve_tool_choice
 
 if TYPE_CHECKING:
     from ..profiles.openai import OpenAIModelProfile
+    from ..settings import ThinkingEffort
 
 __all__ = (
     'BedrockModelSettings',
@@ -402,7 +403,7 @@ def _thinking_fields(fields: dict[str, Any], thinking: bool | str, profile: Mapp
     elif variant == 'openai_responses' and 'reasoning' not in fields:
         # GPT-5.6 and later: the efforts OpenAI's profile of the model says it takes, `max` not known to be taken.
         effort = openai_effort(
-            thinking,
+            cast('bool | ThinkingEffort', thinking),
             cast('OpenAIModelProfile', {**profile, 'openai_responses_supports_max_reasoning_effort': False}),
             'responses',
         )
