@@ -31,19 +31,35 @@ from .test_thinking_settings import send
 pytestmark = pytest.mark.anyio
 
 
-async def _chat_body(model_name: str, settings: dict[str, Any], *, profile: Any = None, provider: Any = None) -> Any:
-    """The Chat Completions body `model_name` sends for one request with `settings` (on `provider`, with `profile`)."""
+async def _body(
+    model_class: Any,
+    model_name: str,
+    settings: dict[str, Any],
+    *,
+    provider: Any,
+    profile: Any = None,
+    reply: Any = None,
+) -> Any:
+    """The body a `model_class` model on `provider` (with `profile`) sends for one request with `settings`."""
     bodies: list[Any] = []
 
     def respond(request: httpx.Request) -> httpx.Response:
         bodies.append(json.loads(request.content))
-        return httpx.Response(200, json=completion())
+        return httpx.Response(200, json=completion() if reply is None else reply)
 
     client = httpx.AsyncClient(transport=httpx.MockTransport(respond))
-    provider = (provider or OpenAIProvider)(api_key='test-key', http_client=client)
-    model = OpenAIChatModel(model_name, provider=provider, profile=profile)
+    model = model_class(model_name, provider=provider(api_key='test-key', http_client=client), profile=profile)
     await model.request([ModelRequest.user_text_prompt('hi')], cast(ModelSettings, settings), ModelRequestParameters())
     return bodies[0]
+
+
+async def _chat_body(model_name: str, settings: dict[str, Any], *, profile: Any = None, provider: Any = None) -> Any:
+    """The Chat Completions body `model_name` sends for one request with `settings` (on `provider`, with `profile`)."""
+    return await _body(OpenAIChatModel, model_name, settings, provider=provider or OpenAIProvider, profile=profile)
+
+
+async def _openrouter_body(model_name: str, settings: dict[str, Any]) -> Any:
+    return await _body(OpenRouterModel, model_name, settings, provider=OpenRouterProvider)
 
 
 # --- the level itself ------------------------------------------------------------------------------------------
@@ -148,22 +164,16 @@ async def test_thinking_false_on_a_model_that_always_reasons_with_no_known_effor
 
 
 async def test_the_efforts_apply_on_the_responses_api_too() -> None:
-    bodies: list[Any] = []
-
-    def respond(request: httpx.Request) -> httpx.Response:
-        bodies.append(json.loads(request.content))
-        return httpx.Response(200, json=RESPONSES.reply)
-
-    provider = OpenAIProvider(api_key='k', http_client=httpx.AsyncClient(transport=httpx.MockTransport(respond)))
     profile = OpenAIModelProfile(
         **_REASONS,
         openai_reasoning_efforts=frozenset({'low', 'max'}),
         openai_responses_supports_max_reasoning_effort=True,
     )
-    model = OpenAIResponsesModel('custom', provider=provider, profile=profile)
-    params = ModelRequestParameters()
-    await model.request([ModelRequest.user_text_prompt('hi')], ModelSettings(thinking='high'), params)
-    assert bodies[0]['reasoning'] == {'effort': 'max'}
+    body = await _body(
+        OpenAIResponsesModel, 'custom', {'thinking': 'high'}, provider=OpenAIProvider, profile=profile,
+        reply=RESPONSES.reply,
+    )  # fmt: skip
+    assert body['reasoning'] == {'effort': 'max'}
 
 
 # --- Chat Completions servers that turn reasoning off their own way ---------------------------------------------
@@ -207,16 +217,13 @@ async def test_deepseek_v4_takes_max_on_chat() -> None:
 
 
 async def test_openrouter_is_sent_max_for_the_route_to_lower() -> None:
-    bodies: list[Any] = []
+    body = await _openrouter_body('openai/gpt-5', {'thinking': 'max'})
+    assert body['reasoning'] == {'effort': 'max', 'enabled': True}
 
-    def respond(request: httpx.Request) -> httpx.Response:
-        bodies.append(json.loads(request.content))
-        return httpx.Response(200, json=completion())
 
-    client = httpx.AsyncClient(transport=httpx.MockTransport(respond))
-    model = OpenRouterModel('openai/gpt-5', provider=OpenRouterProvider(api_key='k', http_client=client))
-    await model.request([ModelRequest.user_text_prompt('hi')], ModelSettings(thinking='max'), ModelRequestParameters())
-    assert bodies[0]['reasoning'] == {'effort': 'max', 'enabled': True}
+async def test_a_model_that_cannot_stop_reasoning_is_sent_nothing_for_thinking_false_on_openrouter() -> None:
+    """OpenRouter's `none` such a model refuses; OpenAI's own APIs send it its least effort instead."""
+    assert 'reasoning' not in await _openrouter_body('openai/gpt-5-pro', {'thinking': False})
 
 
 # --- Anthropic ---------------------------------------------------------------------------------------------------
@@ -262,20 +269,6 @@ def test_every_thinking_table_maps_every_level() -> None:
     }
     missing = {name: levels - set(table) for name, (table, levels) in tables.items() if levels - set(table)}
     assert missing == {}
-
-
-async def test_a_model_that_cannot_stop_reasoning_is_sent_nothing_for_thinking_false_on_openrouter() -> None:
-    """OpenRouter's `none` such a model refuses; OpenAI's own APIs send it its least effort instead."""
-    bodies: list[Any] = []
-
-    def respond(request: httpx.Request) -> httpx.Response:
-        bodies.append(json.loads(request.content))
-        return httpx.Response(200, json=completion())
-
-    client = httpx.AsyncClient(transport=httpx.MockTransport(respond))
-    model = OpenRouterModel('openai/gpt-5-pro', provider=OpenRouterProvider(api_key='k', http_client=client))
-    await model.request([ModelRequest.user_text_prompt('hi')], ModelSettings(thinking=False), ModelRequestParameters())
-    assert 'reasoning' not in bodies[0]
 
 
 @pytest.mark.parametrize(

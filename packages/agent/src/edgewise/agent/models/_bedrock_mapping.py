@@ -401,11 +401,9 @@ def _thinking_fields(fields: dict[str, Any], thinking: bool | str, profile: Mapp
     elif variant in _EFFORT_MAPS and 'reasoning_effort' not in fields:
         fields['reasoning_effort'] = _EFFORT_MAPS[variant][thinking]
     elif variant == 'openai_responses' and 'reasoning' not in fields:
-        # GPT-5.6 and later: the efforts OpenAI's profile of the model says it takes, `max` not known to be taken.
+        # GPT-5.6 and later: the effort OpenAI's Responses API is sent for the level (`max` not known to be taken).
         effort = openai_effort(
-            cast('bool | ThinkingEffort', thinking),
-            cast('OpenAIModelProfile', {**profile, 'openai_responses_supports_max_reasoning_effort': False}),
-            'responses',
+            cast('bool | ThinkingEffort', thinking), cast('OpenAIModelProfile', profile), 'responses'
         )
         if effort is not None:
             fields['reasoning'] = {'effort': effort}

@@ -73,8 +73,7 @@ def resolve_thinking(
     """`params` with `thinking` set from the settings' `thinking`, if the model can reason.
 
     A model whose profile neither supports thinking nor always thinks ignores the setting, and one that always
-    thinks ignores `thinking=False` (unless its profile says how to ask it for the least reasoning it does:
-    `openai_reasoning_efforts`, `openai_chat_thinking_false_body`).
+    thinks ignores `thinking=False` (OpenAI's mappings may still ask it for its least reasoning: `openai_settings`).
 
     Raises:
         UserError: `thinking` or `service_tier` is not one of the values they take.
@@ -91,14 +90,19 @@ def resolve_thinking(
         )
     if not (profile.get('supports_thinking', False) or profile.get('thinking_always_enabled', False)):
         return params
-    if thinking is False and profile.get('thinking_always_enabled', False) and not _has_least_effort(profile):
+    if thinking is False and profile.get('thinking_always_enabled', False):
         return params
     return dataclasses.replace(params, thinking=thinking)
 
 
-def _has_least_effort(profile: ModelProfile) -> bool:
-    """Whether the profile says how a model that always reasons is asked for its least reasoning."""
-    return bool(profile.get('openai_reasoning_efforts')) or 'openai_chat_thinking_false_body' in profile
+def _asks_for_least(profile: ModelProfile, api: Literal['chat', 'responses']) -> bool:
+    """Whether `thinking=False` asks a model that always reasons for its least reasoning on `api`: its profile pins
+    the efforts it takes, or (on Chat Completions) names the body fields that do it."""
+    if not profile.get('thinking_always_enabled', False):
+        return False
+    return bool(profile.get('openai_reasoning_efforts')) or (
+        api == 'chat' and 'openai_chat_thinking_false_body' in profile
+    )
 
 
 def takes_effort_none(profile: ModelProfile) -> bool:
@@ -118,10 +122,14 @@ def openai_settings(
     Chat Completions and the Responses API take the same values: `thinking=True` is `'medium'`, `False` is
     `'none'`, and the service tiers are OpenAI's own. The profile narrows the effort to what the model takes
     (`openai_reasoning_efforts`, `openai_supports_minimal_reasoning_effort`, and `'max'` where `api` takes it), and
-    on Chat Completions `thinking=False` may be sent as other body fields (`openai_chat_thinking_false_body`).
+    on Chat Completions `thinking=False` may be sent as other body fields (`openai_chat_thinking_false_body`). A
+    model that always reasons, whose `thinking=False` `resolve_thinking` set aside, is asked for its least reasoning
+    where the profile says how (its pinned efforts, or those body fields).
     """
     filled: dict[str, Any] = dict(settings)
     thinking = params.thinking
+    if thinking is None and settings.get('thinking') is False and _asks_for_least(profile, api):
+        thinking = False
     if not filled.get('openai_reasoning_effort') and thinking is not None:
         openai_profile = cast('OpenAIModelProfile', profile)
         off_body = openai_profile.get('openai_chat_thinking_false_body') if api == 'chat' else None

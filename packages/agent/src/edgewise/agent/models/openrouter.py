@@ -190,9 +190,6 @@ class OpenRouterModel(OpenAIChatModel):
             model_name=self._model_name, messages=mapped, settings=settings, params=plain, profile=self.profile,
             stream=stream,
         )  # fmt: skip
-        if params.thinking is False and self.profile.get('thinking_always_enabled', False):
-            # (kept for OpenAI's own APIs, which send such a model its least effort; OpenRouter's `none` it refuses)
-            params = dataclasses.replace(params, thinking=None)
         body.update(openrouter_fields(settings, params, body))
         return body
 
